@@ -1,0 +1,50 @@
+# PyTorch Field Notes — the verbs. Every target creates/updates .venv from the lock itself.
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed-$(shell cksum < requirements.txt | cut -d' ' -f1)
+# Parallel pytest workers. nbval needs --dist loadfile: one notebook per worker.
+JOBS   ?= 2
+NB     ?=
+
+.PHONY: help setup test test-fast site serve lab execute lock clean
+help:
+	@echo "make site     build the static site from the stored outputs into _build/html"
+	@echo "make test     helper + hygiene + site tests, then every notebook under nbval"
+	@echo "make lab      JupyterLab on notebooks/"
+	@echo "make execute  re-execute changed notebooks (ALL=1 for all, NB=notebooks/00_x.ipynb for one)"
+	@echo "make serve    serve _build/html on http://127.0.0.1:8000"
+	@echo "make lock     regenerate requirements.txt from requirements.in"
+	@echo "make clean    remove _build (keeps .venv)"
+
+$(STAMP): requirements.txt
+	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	@echo "== installing pinned dependencies into $(VENV) (first time: a few minutes)"
+	$(BIN)/python -m pip install -q --disable-pip-version-check -r requirements.txt
+	@# Make `import helpers` work in every kernel of this venv, from any directory.
+	@echo "$(CURDIR)" > "$$($(BIN)/python -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')/fieldnotes.pth"
+	@rm -f $(VENV)/.installed-*
+	@touch $@
+
+setup: $(STAMP)
+
+test: $(STAMP)
+	$(BIN)/python -m pytest -n $(JOBS) --dist loadfile --nbval tests notebooks
+
+site: $(STAMP)
+	$(BIN)/python tools/build_site.py
+
+serve: site
+	$(BIN)/python -m http.server 8000 --bind 127.0.0.1 --directory _build/html
+
+lab: $(STAMP)
+	$(BIN)/jupyter lab notebooks
+
+execute: $(STAMP)
+	$(BIN)/python tools/execute.py $(if $(ALL),--all) $(NB)
+
+lock: $(STAMP)
+	$(BIN)/python tools/lock.py
+
+clean:
+	rm -rf _build

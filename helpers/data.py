@@ -1,0 +1,92 @@
+"""Tiny synthetic datasets used with ``num_workers > 0``.
+
+They live here, not in notebooks, because DataLoader workers started with
+``spawn``/``forkserver`` (forkserver is Linux's default from Python 3.14) must
+import the Dataset class and ``worker_init_fn`` by module path.
+
+Each item is ``(index, draw, worker_id)`` so a notebook can see which worker
+produced which random number.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import torch
+from torch.utils.data import Dataset, get_worker_info
+
+__all__ = [
+    "GlobalNumpyDataset",
+    "OwnedRngDataset",
+    "ThreadCountDataset",
+    "reseed_owned_rng",
+    "constant_seed_init",
+]
+
+
+def _check_length(n: int) -> int:
+    if isinstance(n, bool) or not isinstance(n, int) or n < 1:
+        raise ValueError(f"dataset length must be a positive int, got {n!r}")
+    return n
+
+
+def _worker_id() -> int:
+    info = get_worker_info()
+    return -1 if info is None else info.id  # -1: the main process
+
+
+class GlobalNumpyDataset(Dataset):
+    """Draws from NumPy's *global* RNG in ``__getitem__`` (the source notes' pattern)."""
+
+    def __init__(self, n: int) -> None:
+        self.n = _check_length(n)
+
+    def __len__(self) -> int:
+        return self.n
+
+    def __getitem__(self, i: int) -> tuple[int, int, int]:
+        return i, int(np.random.randint(0, 2**31 - 1)), _worker_id()
+
+
+class OwnedRngDataset(Dataset):
+    """Owns a ``np.random.default_rng`` created in ``__init__``: copied into every worker."""
+
+    def __init__(self, n: int, seed: int | None = 0) -> None:
+        self.n = _check_length(n)
+        self.rng = np.random.default_rng(seed)
+
+    def __len__(self) -> int:
+        return self.n
+
+    def __getitem__(self, i: int) -> tuple[int, int, int]:
+        return i, int(self.rng.integers(0, 2**31 - 1)), _worker_id()
+
+
+class ThreadCountDataset(Dataset):
+    """Reports ``torch.get_num_threads()`` as seen inside whoever loads the item."""
+
+    def __init__(self, n: int) -> None:
+        self.n = _check_length(n)
+
+    def __len__(self) -> int:
+        return self.n
+
+    def __getitem__(self, i: int) -> tuple[int, int, int]:
+        return i, torch.get_num_threads(), _worker_id()
+
+
+def reseed_owned_rng(worker_id: int) -> None:
+    """``worker_init_fn``: give the worker's copy of the Dataset its own generator.
+
+    ``get_worker_info().seed`` is ``base_seed + worker_id``, and ``base_seed`` is
+    drawn afresh for every epoch, so draws differ across workers *and* epochs while
+    staying reproducible under ``torch.manual_seed`` / ``DataLoader(generator=...)``.
+    """
+    info = get_worker_info()
+    if info is None:
+        raise RuntimeError("reseed_owned_rng must run inside a DataLoader worker")
+    info.dataset.rng = np.random.default_rng(info.seed)
+
+
+def constant_seed_init(worker_id: int) -> None:
+    """``worker_init_fn`` anti-pattern: every worker seeds NumPy with the same constant."""
+    np.random.seed(42)

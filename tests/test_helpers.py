@@ -1,0 +1,149 @@
+import os
+import random
+
+import numpy as np
+import pytest
+import torch
+from torch.utils.data import DataLoader
+
+import helpers.data as hd
+from helpers.device import env_report, format_report, patched_environ, pick_device
+from helpers.plotting import SAVE_ENV, save_figure
+from helpers.seeding import make_generator, seed_everything, seed_worker
+from helpers.timing import Timing, time_fn
+
+
+# --- seeding ---------------------------------------------------------------------------------
+def test_seed_everything_repeats_all_rngs():
+    seed_everything(3)
+    first = (random.random(), np.random.rand(), torch.rand(1).item())
+    seed_everything(3)
+    assert (random.random(), np.random.rand(), torch.rand(1).item()) == first
+    assert os.environ["PYTHONHASHSEED"] == "3"
+
+
+def test_seed_everything_deterministic_flag_is_undoable():
+    try:
+        seed_everything(0, deterministic=True)
+        assert torch.are_deterministic_algorithms_enabled()
+    finally:
+        torch.use_deterministic_algorithms(False)
+        torch.backends.cudnn.deterministic = False
+
+
+@pytest.mark.parametrize("bad, exc", [(-1, ValueError), (2**32, ValueError), (1.5, TypeError), ("1", TypeError),
+                                      (True, TypeError)])
+def test_seed_validation(bad, exc):
+    with pytest.raises(exc, match="seed"):
+        seed_everything(bad)
+    with pytest.raises(exc, match="seed"):
+        make_generator(bad)
+
+
+def test_seed_worker_validation_and_effect():
+    with pytest.raises(ValueError, match="worker_id"):
+        seed_worker(-1)
+    torch.manual_seed(2**40 + 5)  # a 64-bit seed must be folded into NumPy's 32-bit range
+    seed_worker(0)
+    a = np.random.rand()
+    seed_worker(0)
+    assert np.random.rand() == a
+
+
+def test_make_generator_reproducible():
+    assert torch.equal(torch.rand(3, generator=make_generator(5)), torch.rand(3, generator=make_generator(5)))
+
+
+# --- data ------------------------------------------------------------------------------------
+@pytest.mark.parametrize("cls", [hd.GlobalNumpyDataset, hd.OwnedRngDataset, hd.ThreadCountDataset])
+@pytest.mark.parametrize("bad", [0, -3, 2.0, True])
+def test_datasets_validate_length(cls, bad):
+    with pytest.raises(ValueError, match="positive int"):
+        cls(bad)
+
+
+def test_main_process_worker_id_is_minus_one():
+    assert hd.OwnedRngDataset(2)[0][2] == -1
+
+
+def test_reseed_owned_rng_outside_worker():
+    with pytest.raises(RuntimeError, match="inside a DataLoader worker"):
+        hd.reseed_owned_rng(0)
+
+
+def test_reseed_owned_rng_in_workers_gives_distinct_draws():
+    loader = DataLoader(hd.OwnedRngDataset(4), batch_size=2, num_workers=2, worker_init_fn=hd.reseed_owned_rng)
+    draws = [d for _, d, _ in loader]
+    assert not torch.equal(draws[0], draws[1])
+
+
+# --- device ----------------------------------------------------------------------------------
+def test_pick_device():
+    assert pick_device("cpu") == torch.device("cpu")
+    assert pick_device().type == ("cuda" if torch.cuda.is_available() else "cpu")
+    with pytest.raises(ValueError, match="prefer"):
+        pick_device("gpu")
+    if not torch.cuda.is_available():
+        with pytest.raises(RuntimeError, match="CUDA was requested"):
+            pick_device("cuda")
+
+
+def test_env_report_and_format():
+    rep = env_report()
+    assert rep["torch"] == torch.__version__
+    text = format_report(rep)
+    assert "torch" in text and text.count("\n") == len(rep) - 1
+    with pytest.raises(TypeError):
+        format_report(["not", "a", "dict"])
+
+
+def test_patched_environ_restores():
+    os.environ.pop("FIELDNOTES_T1", None)
+    os.environ["FIELDNOTES_T2"] = "keep"
+    with patched_environ(FIELDNOTES_T1="x", FIELDNOTES_T2=None):
+        assert os.environ["FIELDNOTES_T1"] == "x" and "FIELDNOTES_T2" not in os.environ
+    assert "FIELDNOTES_T1" not in os.environ and os.environ.pop("FIELDNOTES_T2") == "keep"
+    with pytest.raises(TypeError, match="str or None"):
+        with patched_environ(FIELDNOTES_T1=1):
+            pass
+
+
+# --- timing ----------------------------------------------------------------------------------
+def test_time_fn_counts_calls_and_median():
+    calls = []
+    t = time_fn(lambda: calls.append(1), repeat=4, warmup=2)
+    assert len(calls) == 6 and len(t.times) == 4 and t.best <= t.median
+    assert "median" in str(t)
+    assert Timing((3.0, 1.0, 2.0)).median == 2.0
+
+
+@pytest.mark.parametrize("kw", [{"repeat": 0}, {"repeat": 1.5}, {"warmup": -1}])
+def test_time_fn_validation(kw):
+    with pytest.raises(ValueError):
+        time_fn(lambda: None, **kw)
+    with pytest.raises(TypeError):
+        time_fn(None)
+
+
+# --- plotting --------------------------------------------------------------------------------
+def test_save_figure_only_when_executing(monkeypatch, tmp_path):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    import helpers.plotting as hp
+
+    fig, _ = plt.subplots()
+    monkeypatch.delenv(SAVE_ENV, raising=False)
+    assert save_figure(fig, "00_test.png") is None
+    monkeypatch.setenv(SAVE_ENV, "1")
+    monkeypatch.setattr(hp, "FIGURES_DIR", tmp_path)
+    path = save_figure(fig, "00_test.png")
+    assert path == tmp_path / "00_test.png" and path.stat().st_size > 0
+    for bad in ["test.png", "00_test.svg", "00_Test.png", "../00_x.png"]:
+        with pytest.raises(ValueError, match="figure name"):
+            save_figure(fig, bad)
+    with pytest.raises(TypeError, match="Figure"):
+        save_figure("not a figure", "00_x.png")
+    plt.close(fig)

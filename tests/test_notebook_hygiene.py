@@ -1,0 +1,111 @@
+"""Notebook hygiene: what nbval alone does not check, and the template every notebook follows."""
+
+from __future__ import annotations
+
+import getpass
+import re
+import socket
+
+import nbformat
+import pytest
+
+from tests.notebook_tools import NAME_RE, ledger, listed_claims, notebook_paths, read, skipped
+
+PATHS = notebook_paths()
+IDS = [p.name for p in PATHS]
+MAX_BYTES = 1_000_000
+ALLOWED_NEEDS = {"cpu", "gpu", "multi-gpu"}
+
+
+def _texts(cell):
+    for out in cell.get("outputs", []):
+        data = out.get("data", {})
+        for part in (out.get("text", ""), data.get("text/plain", ""), data.get("text/html", ""),
+                     out.get("evalue", ""), "\n".join(out.get("traceback", []))):
+            yield "".join(part) if isinstance(part, list) else part
+
+
+def test_there_are_notebooks():
+    assert PATHS, "no notebooks found in notebooks/"
+
+
+@pytest.mark.parametrize("path", PATHS, ids=IDS)
+def test_name_valid_and_small(path):
+    assert NAME_RE.match(path.name), f"{path.name}: name must be NN_topic.ipynb"
+    assert path.stat().st_size <= MAX_BYTES, f"{path.name}: {path.stat().st_size} bytes > 1 MB"
+    nbformat.validate(read(path))
+
+
+@pytest.mark.parametrize("path", PATHS, ids=IDS)
+def test_executed_in_order(path):
+    counts = [c.execution_count for c in read(path).cells if c.cell_type == "code"]
+    assert None not in counts, f"{path.name}: {counts.count(None)} code cell(s) never executed"
+    assert counts == list(range(1, len(counts) + 1)), f"{path.name}: not executed top to bottom in one run"
+
+
+@pytest.mark.parametrize("path", PATHS, ids=IDS)
+def test_errors_only_where_tagged_and_no_stderr(path):
+    for i, cell in enumerate(read(path).cells):
+        tags = cell.get("metadata", {}).get("tags", [])
+        for out in cell.get("outputs", []):
+            if out.get("output_type") == "error":
+                assert "raises-exception" in tags, f"{path.name} cell {i}: error without raises-exception tag"
+            assert not (out.get("output_type") == "stream" and out.get("name") == "stderr"), (
+                f"{path.name} cell {i}: stderr in stored output: {out.get('text', '')[:200]!r}")
+        if "raises-exception" in tags:
+            assert any(o.get("output_type") == "error" for o in cell.get("outputs", [])), (
+                f"{path.name} cell {i}: tagged raises-exception but raised nothing")
+
+
+@pytest.mark.parametrize("path", PATHS, ids=IDS)
+def test_no_machine_specific_text(path):
+    bad = [re.compile(r"(?<![\w.:/~])/(?:home|root|Users|tmp|work|opt)/"), re.compile(r"site-packages"),
+           re.compile(r"\bat 0x[0-9a-f]{6,}"), re.compile(r"^(USDT:|[WEI]\d{4} \d\d:\d\d:\d\d)", re.M)]
+    host = socket.gethostname()
+    user = getpass.getuser()
+    for i, cell in enumerate(read(path).cells):
+        for text in _texts(cell):
+            for rx in bad:
+                assert not rx.search(text), f"{path.name} cell {i}: machine-specific text {rx.pattern!r}"
+            if len(host) > 3:
+                assert host not in text, f"{path.name} cell {i}: host name in output"
+            if user not in ("root", "runner") and len(user) > 3:
+                assert user not in text, f"{path.name} cell {i}: user name in output"
+
+
+@pytest.mark.parametrize("path", PATHS, ids=IDS)
+def test_metadata(path):
+    meta = read(path).metadata.get("fieldnotes")
+    assert meta, f"{path.name}: metadata.fieldnotes missing (run `make execute`)"
+    assert set(meta.get("needs", [])) <= ALLOWED_NEEDS and meta.get("needs"), f"{path.name}: bad needs"
+    assert isinstance(meta.get("expected_duration_s"), int) and meta["expected_duration_s"] <= 60
+    assert meta.get("summary"), f"{path.name}: one-line summary missing"
+    last = meta.get("last_verified", {})
+    assert re.match(r"^\d{4}-\d\d-\d\d$", last.get("date", "")), f"{path.name}: last_verified.date missing"
+    assert last.get("torch") and last.get("python") and last.get("device")
+    from tools.execute import source_hash
+
+    assert meta.get("source_hash") == source_hash(read(path)), (
+        f"{path.name}: sources changed since the stored outputs were produced; run `make execute`")
+
+
+@pytest.mark.parametrize("path", PATHS, ids=IDS)
+def test_template_and_ledger(path):
+    nb = read(path)
+    number = path.name[:2]
+    first = nb.cells[0]
+    assert first.cell_type == "markdown" and first.source.startswith(f"# {number} · "), (
+        f"{path.name}: first cell must be the title '# {number} · Topic'")
+    assert "**Why this matters.**" in first.source and "**Claims**" in first.source
+    headings = [ln for c in nb.cells if c.cell_type == "markdown" for ln in c.source.splitlines()
+                if ln.startswith("## ")]
+    for needed in ("## Takeaways", "## References"):
+        assert needed in headings, f"{path.name}: section {needed!r} missing"
+    listed = listed_claims(nb)
+    verified = [cid for cid, _ in ledger(nb)]
+    skips = [cid for cid, _ in skipped(nb)]
+    assert len(listed) == len(set(listed)), f"{path.name}: duplicate ids in the Claims list"
+    assert len(verified) == len(set(verified)), f"{path.name}: a claim id printed twice"
+    assert set(verified).isdisjoint(skips), f"{path.name}: a claim both verified and skipped"
+    assert sorted(verified + skips, key=lambda c: int(c[1:])) == sorted(listed, key=lambda c: int(c[1:])), (
+        f"{path.name}: Claims list {listed} != verified {verified} + skipped {skips}")

@@ -1,0 +1,133 @@
+"""Execute notebooks with nbclient and store outputs + verification metadata.
+
+Usage: python tools/execute.py [--all] [NOTEBOOK ...]
+
+By default only notebooks whose sources changed since their last execution are
+run (a hash of every cell's source and tags is kept in the notebook metadata).
+Figures are written to figures/ during execution only (FIELDNOTES_SAVE_FIGURES=1).
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import hashlib
+import json
+import os
+import platform
+import sys
+import time
+from pathlib import Path
+
+import nbformat
+from nbclient import NotebookClient
+
+ROOT = Path(__file__).resolve().parent.parent
+NB_DIR = ROOT / "notebooks"
+sys.path.insert(0, str(ROOT))
+
+from helpers.claims import parse_ledger  # noqa: E402
+
+
+def source_hash(nb: nbformat.NotebookNode) -> str:
+    """Hash of what a reader edits: cell types, sources and tags (not outputs)."""
+    h = hashlib.sha256()
+    for cell in nb.cells:
+        tags = cell.get("metadata", {}).get("tags", [])
+        h.update(json.dumps([cell.cell_type, cell.source, sorted(tags)]).encode())
+    return h.hexdigest()[:16]
+
+
+def ledger(nb: nbformat.NotebookNode) -> list[tuple[str, str]]:
+    out = []
+    for cell in nb.cells:
+        for o in cell.get("outputs", []):
+            if o.get("output_type") == "stream" and o.get("name") == "stdout":
+                out.extend(parse_ledger(o.get("text", "")))
+    return out
+
+
+def device_label() -> str:
+    import torch
+
+    return f"cuda ({torch.cuda.get_device_name(0)})" if torch.cuda.is_available() else "cpu"
+
+
+def execute(path: Path, timeout: int) -> tuple[float, int]:
+    import torch
+
+    nb = nbformat.read(path, as_version=4)
+    env_before = os.environ.get("FIELDNOTES_SAVE_FIGURES")
+    os.environ["FIELDNOTES_SAVE_FIGURES"] = "1"
+    t0 = time.perf_counter()
+    try:
+        client = NotebookClient(
+            nb,
+            timeout=timeout,
+            kernel_name="python3",
+            resources={"metadata": {"path": str(NB_DIR)}},
+            record_timing=False,  # per-cell timestamps would churn every diff
+        )
+        client.execute()
+    finally:
+        if env_before is None:
+            os.environ.pop("FIELDNOTES_SAVE_FIGURES", None)
+        else:
+            os.environ["FIELDNOTES_SAVE_FIGURES"] = env_before
+    seconds = time.perf_counter() - t0
+    meta = nb.metadata.setdefault("fieldnotes", {})
+    meta.setdefault("needs", ["cpu"])
+    meta["expected_duration_s"] = max(5, int(round(seconds / 5.0 + 0.5)) * 5)
+    meta["source_hash"] = source_hash(nb)
+    meta["last_verified"] = {
+        "date": dt.date.today().isoformat(),
+        "torch": torch.__version__,
+        "python": platform.python_version(),
+        "device": device_label(),
+    }
+    nbformat.write(nb, path)
+    return seconds, len(ledger(nb))
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("notebooks", nargs="*", type=Path, help="notebooks to run (default: changed ones)")
+    ap.add_argument("--all", action="store_true", help="re-execute every notebook")
+    ap.add_argument("--timeout", type=int, default=600, help="per-cell timeout in seconds")
+    args = ap.parse_args(argv)
+
+    paths = [p.resolve() for p in args.notebooks] or sorted(NB_DIR.glob("[0-9][0-9]_*.ipynb"))
+    missing = [p for p in paths if not p.is_file()]
+    if missing:
+        ap.error(f"no such notebook: {', '.join(map(str, missing))}")
+    if not args.all and not args.notebooks:
+        todo = []
+        for p in paths:
+            nb = nbformat.read(p, as_version=4)
+            if nb.metadata.get("fieldnotes", {}).get("source_hash") != source_hash(nb):
+                todo.append(p)
+        skipped = len(paths) - len(todo)
+        if skipped:
+            print(f"{skipped} notebook(s) unchanged since their last execution (use ALL=1 to force)")
+        paths = todo
+    if not paths:
+        print("nothing to execute")
+        return 0
+    failed = 0
+    for i, p in enumerate(paths, 1):
+        rel = p.relative_to(ROOT)
+        print(f"[{i}/{len(paths)}] {rel} ...", end=" ", flush=True)
+        try:
+            seconds, n_claims = execute(p, args.timeout)
+        except Exception as exc:  # noqa: BLE001 - report and continue with the others
+            failed += 1
+            print(f"FAILED\n    {type(exc).__name__}: {str(exc).strip().splitlines()[-1][:300]}")
+            continue
+        print(f"{seconds:5.1f} s, {n_claims} claims verified")
+    if failed:
+        print(f"{failed} notebook(s) failed; their files were left unchanged")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
