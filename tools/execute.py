@@ -67,6 +67,8 @@ def execute(path: Path, timeout: int) -> tuple[float, int]:
             kernel_name="python3",
             resources={"metadata": {"path": str(NB_DIR)}},
             record_timing=False,  # per-cell timestamps would churn every diff
+            # ipykernel 7 logs a TCP-transport warning to the terminal; it says nothing about the notebook.
+            extra_arguments=["--IPKernelApp.log_level=ERROR"],
         )
         client.execute()
     finally:
