@@ -1,4 +1,6 @@
 # PyTorch Field Notes — the verbs. Every target creates/updates .venv from the lock itself.
+SHELL := /bin/bash
+.SHELLFLAGS := -o pipefail -c
 PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
@@ -20,7 +22,9 @@ help:
 $(STAMP): requirements.txt
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	@echo "== installing pinned dependencies into $(VENV) (first time: a few minutes)"
-	$(BIN)/python -m pip install -q --disable-pip-version-check -r requirements.txt
+	@# (the grep drops one machine-specific pip-config warning per package; pipefail keeps pip's exit status)
+	$(BIN)/python -m pip install -q --disable-pip-version-check -r requirements.txt 2>&1 \
+	  | { grep -v "^WARNING: Location 'file:" || true; }
 	@# Make `import helpers` work in every kernel of this venv, from any directory.
 	@echo "$(CURDIR)" > "$$($(BIN)/python -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')/fieldnotes.pth"
 	@rm -f $(VENV)/.installed-*

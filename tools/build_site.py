@@ -95,6 +95,7 @@ every run (`pytest --nbval`). **{total} claims** across {len(infos)} notebooks â
 :hidden:
 
 claims
+coverage
 ```
 """
 
@@ -119,6 +120,29 @@ def claims_page(infos: list[dict]) -> str:
     return "\n".join(lines)
 
 
+def coverage_page() -> str:
+    import csv
+
+    with open(ROOT / "site" / "coverage.tsv", newline="", encoding="utf-8") as f:
+        rows = list(csv.DictReader(f, delimiter="\t"))
+    counts: dict[str, int] = {}
+    for r in rows:
+        counts[r["how"]] = counts.get(r["how"], 0) + 1
+    summary = ", ".join(f"{n} {how}" for how, n in sorted(counts.items()))
+    lines = ["# Coverage of the source notes", "",
+             f"Every fact of the five source notes ({len(rows)} items) and where it went: {summary}. "
+             "*claim* = asserted by the cited claims; *correction* = the note is wrong or outdated and the "
+             "notebook shows it; *text* = explained without an assertion; *gpu* = a guarded GPU part; "
+             "*planned* = its notebook is not written yet.", "",
+             "| fact | note, lines | status in the notes | notebook | claims | how | detail |", "|---|---|---|---|---|---|---|"]
+    for r in rows:
+        cites = " ".join(f"{r['notebook']}-{c}" for c in r["claims"].split())
+        detail = (r["summary"] + (f" â€” {r['note']}" if r["note"] else "")).replace("|", "\\|")
+        lines.append(f"| {r['fact']} | {r['seed']}:{r['lines']} | {r['status']} | {r['notebook']} | {cites} | "
+                     f"{r['how']} | {detail} |")
+    return "\n".join(lines) + "\n"
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--strict", action="store_true", help="turn Sphinx warnings into errors")
@@ -132,6 +156,7 @@ def main(argv: list[str] | None = None) -> int:
     infos = [stage_notebook(p) for p in notebook_paths()]
     (SRC / "index.md").write_text(landing(infos), encoding="utf-8")
     (SRC / "claims.md").write_text(claims_page(infos), encoding="utf-8")
+    (SRC / "coverage.md").write_text(coverage_page(), encoding="utf-8")
     cmd = [sys.executable, "-m", "sphinx", "-b", "html", "-q", "-c", str(ROOT / "site"), str(SRC), str(HTML)]
     if args.strict:
         cmd.append("-W")
