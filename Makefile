@@ -36,7 +36,7 @@ test: $(STAMP)
 	$(BIN)/python -m pytest -n $(JOBS) --dist loadfile --nbval tests notebooks
 
 site: $(STAMP)
-	$(BIN)/python tools/build_site.py
+	$(BIN)/python tools/build_site.py --strict
 
 serve: site
 	$(BIN)/python -m http.server 8000 --bind 127.0.0.1 --directory _build/html

@@ -23,7 +23,7 @@ __all__ = ["ClaimError", "claim", "claim_close", "claim_raises", "skip", "LEDGER
 #: Regular expression matching one ledger line (used by tools and tests).
 LEDGER_RE = re.compile(r"^✔ (C\d+) (\S.*)$")
 #: A claim that could not run here (e.g. needs CUDA) prints this form instead.
-SKIP_RE = re.compile(r"^⏭ (C\d+) (\S.*) — skipped: (.+)$")
+SKIP_RE = re.compile(r"^⊘ (C\d+) (\S.*) — skipped: (.+)$")
 _ID_RE = re.compile(r"^C\d+$")
 
 
@@ -133,12 +133,12 @@ def skip(cid: str, statement: str, reason: str) -> None:
     """Print the fixed line for a claim that cannot be checked on this runner.
 
     Use it in the ``else`` branch of a guarded GPU part, so the stored output
-    on a CPU runner is one stable line: ``⏭ C7 <statement> — skipped: <reason>``.
+    on a CPU runner is one stable line: ``⊘ C7 <statement> — skipped: <reason>``.
     """
     _validate(cid, statement)
     if not isinstance(reason, str) or not reason.strip() or "\n" in reason:
         raise ValueError("skip reason must be a non-empty single line")
-    print(f"⏭ {cid} {statement.strip()} — skipped: {reason.strip()}")
+    print(f"⊘ {cid} {statement.strip()} — skipped: {reason.strip()}")
 
 
 def parse_ledger(text: str) -> list[tuple[str, str]]:

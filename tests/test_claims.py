@@ -73,11 +73,11 @@ def test_claim_raises_failures():
 def test_skip_line_and_parse(capsys):
     skip("C10", "needs a GPU", "needs CUDA")
     out = capsys.readouterr().out
-    assert out == "⏭ C10 needs a GPU — skipped: needs CUDA\n"
+    assert out == "⊘ C10 needs a GPU — skipped: needs CUDA\n"
     with pytest.raises(ValueError, match="reason"):
         skip("C10", "x", "")
 
 
 def test_parse_ledger_roundtrip():
-    text = "noise\n✔ C1 first\n✔ C12 second claim \n✔ X1 not a claim\n⏭ C3 skipped — skipped: cpu\n"
+    text = "noise\n✔ C1 first\n✔ C12 second claim \n✔ X1 not a claim\n⊘ C3 skipped — skipped: cpu\n"
     assert parse_ledger(text) == [("C1", "first"), ("C12", "second claim")]
