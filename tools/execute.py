@@ -68,7 +68,9 @@ def execute(path: Path, timeout: int) -> tuple[float, int]:
             resources={"metadata": {"path": str(NB_DIR)}},
             record_timing=False,  # per-cell timestamps would churn every diff
             # ipykernel 7 logs a TCP-transport warning to the terminal; it says nothing about the notebook.
-            extra_arguments=["--IPKernelApp.log_level=ERROR"],
+            # xmode=Minimal stores an error as "Type: message" only: tracebacks would publish this
+            # machine's install paths (nbval ignores tracebacks; interactive runs keep full ones).
+            extra_arguments=["--IPKernelApp.log_level=ERROR", "--InteractiveShell.xmode=Minimal"],
         )
         client.execute()
     finally:
