@@ -5,6 +5,8 @@ PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-$(shell cksum < requirements.txt | cut -d' ' -f1)
+# Kernels started by make targets find the venv's tools (e.g. `dot`, linked to graphviz-pure).
+export PATH := $(CURDIR)/$(VENV)/bin:$(PATH)
 # Parallel pytest workers. nbval needs --dist loadfile: one notebook per worker.
 JOBS   ?= 2
 NB     ?=
@@ -27,6 +29,8 @@ $(STAMP): requirements.txt
 	  | { grep -v "^WARNING: Location 'file:" || true; }
 	@# Make `import helpers` work in every kernel of this venv, from any directory.
 	@echo "$(CURDIR)" > "$$($(BIN)/python -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')/fieldnotes.pth"
+	@# torchviz needs Graphviz's `dot`; graphviz-pure ships one as a static binary.
+	@ln -sf graphviz-pure $(BIN)/dot
 	@rm -f $(VENV)/.installed-*
 	@touch $@
 

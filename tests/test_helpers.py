@@ -147,3 +147,24 @@ def test_save_figure_only_when_executing(monkeypatch, tmp_path):
     with pytest.raises(TypeError, match="Figure"):
         save_figure("not a figure", "00_x.png")
     plt.close(fig)
+
+
+# --- graphs ----------------------------------------------------------------------------------
+def test_render_png(monkeypatch):
+    import graphviz
+
+    from helpers.graphs import render_png
+
+    g = graphviz.Digraph()
+    g.edge("a", "b")
+    with pytest.raises(TypeError, match="Digraph"):
+        render_png("digraph {}")
+    with pytest.raises(ValueError, match="fontname"):
+        render_png(g, fontname="")
+    import shutil as _shutil
+
+    if _shutil.which("dot"):
+        assert render_png(g)[:8] == b"\x89PNG\r\n\x1a\n"
+    monkeypatch.setenv("PATH", "/nonexistent")
+    with pytest.raises(RuntimeError, match="make setup"):
+        render_png(g)

@@ -28,6 +28,9 @@ sys.path.insert(0, str(ROOT))
 
 from helpers.claims import parse_ledger  # noqa: E402
 
+# The kernel inherits PATH: make the venv's tools (e.g. `dot`) visible without activating it.
+os.environ["PATH"] = os.path.dirname(sys.executable) + os.pathsep + os.environ.get("PATH", "")
+
 
 def source_hash(nb: nbformat.NotebookNode) -> str:
     """Hash of what a reader edits: cell types, sources and tags (not outputs)."""
