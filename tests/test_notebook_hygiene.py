@@ -58,6 +58,17 @@ def test_errors_only_where_tagged_and_no_stderr(path):
 
 
 @pytest.mark.parametrize("path", PATHS, ids=IDS)
+def test_no_trailing_semicolon(path):
+    """A trailing ';' hides the cell's result under nbclient but NOT under nbval (it executes without
+    storing history, and IPython's ';' check reads the history): the stored and tested outputs differ.
+    Assign instead: `_ = model.train()`."""
+    for i, cell in enumerate(read(path).cells):
+        if cell.cell_type == "code" and cell.source.strip():
+            last = cell.source.rstrip().splitlines()[-1].split("#")[0].rstrip()
+            assert not last.endswith(";"), f"{path.name} cell {i}: ends with ';' — assign the value instead"
+
+
+@pytest.mark.parametrize("path", PATHS, ids=IDS)
 def test_no_machine_specific_text(path):
     bad = [re.compile(r"(?<![\w.:/~])/(?:home|root|Users|tmp|work|opt)/"), re.compile(r"site-packages"),
            re.compile(r"\bat 0x[0-9a-f]{6,}"), re.compile(r"^(USDT:|[WEI]\d{4} \d\d:\d\d:\d\d)", re.M)]

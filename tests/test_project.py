@@ -51,3 +51,10 @@ def test_gitignore_covers_generated_files():
                               ".pytest_cache/x", "notebooks/.ipynb_checkpoints/x"],
                              cwd=ROOT, capture_output=True, text=True).stdout.split()
     assert len(ignored) == 5, f"not ignored: {ignored}"
+
+
+def test_readme_lists_every_notebook():
+    from tests.notebook_tools import notebook_paths
+
+    missing = [p.stem for p in notebook_paths() if f"`{p.stem}`" not in README]
+    assert not missing, f"README's notebook table lacks {missing}"
