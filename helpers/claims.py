@@ -16,6 +16,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
+import numpy as np
 import torch
 
 __all__ = ["ClaimError", "claim", "claim_close", "claim_raises", "skip", "LEDGER_RE", "SKIP_RE", "parse_ledger"]
@@ -59,12 +60,11 @@ def claim(cid: str, statement: str, condition: Any, detail: str = "") -> None:
                 f"{tuple(condition.shape)} dtype {condition.dtype}"
             )
         condition = bool(condition.item())
+    if isinstance(condition, np.bool_):  # numpy comparisons return numpy booleans
+        condition = bool(condition)
     if not isinstance(condition, bool):
-        # numpy.bool_ is fine too; everything else is a mistake.
-        if type(condition).__name__ == "bool_":
-            condition = bool(condition)
-        else:
-            raise TypeError(f"{cid}: condition must be a bool, got {type(condition).__name__}")
+        kind = type(condition)
+        raise TypeError(f"{cid}: condition must be a bool, got {kind.__module__}.{kind.__qualname__}")
     if not condition:
         raise ClaimError(f"{cid} FAILED: {statement}" + (f" ({detail})" if detail else ""))
     print(_line(cid, statement))

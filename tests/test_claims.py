@@ -23,7 +23,17 @@ def test_claim_accepts_single_bool_tensor(capsys):
     assert "✔ C3" in capsys.readouterr().out
 
 
-@pytest.mark.parametrize("bad", [[True], torch.tensor([True, True]), torch.tensor(1.0), None, 1, "yes"])
+def test_claim_accepts_numpy_bool(capsys):
+    import numpy as np
+
+    claim("C3", "numpy bool", np.float64(1.0) < 2.0)
+    assert "✔ C3" in capsys.readouterr().out
+    with pytest.raises(ClaimError):
+        claim("C3", "numpy false", np.array([1.0]).max() > 2.0)
+
+
+@pytest.mark.parametrize("bad", [[True], torch.tensor([True, True]), torch.tensor(1.0), None, 1, "yes",
+                                 __import__("numpy").array([True, False])])
 def test_claim_rejects_truthy_non_bools(bad):
     with pytest.raises(TypeError, match="condition"):
         claim("C4", "no truthiness", bad)
