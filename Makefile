@@ -11,7 +11,7 @@ export PATH := $(CURDIR)/$(VENV)/bin:$(PATH)
 JOBS   ?= 2
 NB     ?=
 
-.PHONY: help setup test test-fast site serve lab execute lock clean
+.PHONY: help setup test site serve lab execute lock stress clean
 help:
 	@echo "make site     build the static site from the stored outputs into _build/html"
 	@echo "make test     helper + hygiene + site tests, then every notebook under nbval"
@@ -19,6 +19,7 @@ help:
 	@echo "make execute  re-execute changed notebooks (ALL=1 for all, NB=notebooks/00_x.ipynb for one)"
 	@echo "make serve    serve _build/html on http://127.0.0.1:8000"
 	@echo "make lock     regenerate requirements.txt from requirements.in"
+	@echo "make stress   50 consecutive DDP runs in one kernel (reliability of notebook 13)"
 	@echo "make clean    remove _build (keeps .venv)"
 
 $(STAMP): requirements.txt
@@ -52,6 +53,9 @@ lab: $(STAMP)
 
 execute: $(STAMP)
 	$(BIN)/python tools/execute.py $(if $(ALL),--all) $(NB)
+
+stress: $(STAMP)
+	$(BIN)/python tools/ddp_stress.py --runs 50
 
 lock: $(STAMP)
 	$(BIN)/python tools/lock.py

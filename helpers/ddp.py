@@ -1,0 +1,346 @@
+"""Small DistributedDataParallel experiments in local processes (gloo, loopback only).
+
+Used by notebook 13. Everything a spawned worker runs lives here, because ``spawn``
+workers import their target by module path and cannot see notebook code.
+
+Design decisions, each from a measured failure:
+- ``file://`` rendezvous and ``GLOO_SOCKET_IFNAME=lo``: the env:// TCPStore listens on all
+  interfaces; this way every socket is on 127.0.0.1.
+- Workers end with ``destroy_process_group()``, flushed streams and ``os._exit(0)``: a plain
+  exit aborted about 1 run in 40 ("terminate called without an active exception").
+- Worker stdout/stderr go to /dev/null (gloo's C++ logging would otherwise land in the
+  notebook); results and exceptions travel back through a queue as plain Python values.
+- Every wait has a timeout, so a deadlock becomes an error instead of a hung kernel.
+"""
+
+from __future__ import annotations
+
+import datetime
+import multiprocessing as mp
+import os
+import queue as queue_mod
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from typing import Any
+
+import torch
+import torch.distributed as dist
+import torch.nn.functional as F
+from torch import nn
+from torch.nn.parallel import DistributedDataParallel as DDP
+
+from helpers.models import make_mlp
+
+__all__ = ["run", "make_data", "train_reference", "layerdrop_reference", "SCENARIOS", "WorkerError"]
+
+
+class WorkerError(RuntimeError):
+    """A worker did not report back in time, or died without a result."""
+
+
+# --- shared model and data (used by workers and by the single-process references) ----------------
+def make_data(n_total: int, seed: int = 0, dtype: torch.dtype = torch.float64) -> tuple[torch.Tensor, torch.Tensor]:
+    g = torch.Generator().manual_seed(seed)
+    x = torch.randn(n_total, 4, generator=g, dtype=dtype)
+    y = torch.sin(x.sum(1, keepdim=True))
+    return x, y
+
+
+def _model(dtype: torch.dtype = torch.float64) -> nn.Module:
+    return make_mlp([4, 8, 1], nn.Tanh, seed=0).to(dtype)
+
+
+def _params(model: nn.Module) -> list[list[float]]:
+    return [p.detach().flatten().tolist() for p in model.parameters()]
+
+
+def _shard(rank: int, sizes: list[int]) -> slice:
+    start = sum(sizes[:rank])
+    return slice(start, start + sizes[rank])
+
+
+def train_reference(sizes: list[int], steps: int = 5, lr: float = 0.1) -> list[list[float]]:
+    """Single process, full batch, mean loss: what DDP should reproduce."""
+    x, y = make_data(sum(sizes))
+    model = _model()
+    opt = torch.optim.SGD(model.parameters(), lr=lr)
+    for _ in range(steps):
+        opt.zero_grad()
+        F.mse_loss(model(x), y).backward()
+        opt.step()
+    return _params(model)
+
+
+class LayerDropNet(nn.Module):
+    """Four residual blocks; ``drop`` is a set of block indices skipped in this forward pass."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        torch.manual_seed(1)
+        self.inp = nn.Linear(4, 8)
+        self.blocks = nn.ModuleList(nn.Linear(8, 8) for _ in range(4))
+        self.out = nn.Linear(8, 1)
+        self.double()
+
+    def forward(self, x: torch.Tensor, drop: frozenset = frozenset(), mask_instead: bool = False) -> torch.Tensor:
+        h = torch.tanh(self.inp(x))
+        for i, block in enumerate(self.blocks):
+            if i in drop:
+                if mask_instead:                  # keep the block in the graph, contribute nothing
+                    h = h + 0.0 * torch.tanh(block(h))
+                continue
+            h = h + torch.tanh(block(h))
+        return self.out(h)
+
+
+def drop_pattern(rank: int, step: int) -> frozenset:
+    """Deterministic, different per rank and step (the notes' layer-drop with p > 0)."""
+    return frozenset({(step + rank) % 4, (step * 3 + 2 * rank + 1) % 4} if step % 2 == 0 else {(step + 2 * rank) % 4})
+
+
+def layerdrop_reference(steps: int = 4, lr: float = 0.1, world: int = 2) -> list[list[float]]:
+    """Single process: the mean of each rank's shard loss with that rank's drop pattern."""
+    x, y = make_data(16, seed=3)
+    model = LayerDropNet()
+    opt = torch.optim.SGD(model.parameters(), lr=lr)
+    sizes = [16 // world] * world
+    for step in range(steps):
+        opt.zero_grad()
+        loss = sum(F.mse_loss(model(x[_shard(r, sizes)], drop_pattern(r, step)), y[_shard(r, sizes)]) for r in range(world))
+        (loss / world).backward()
+        opt.step()
+    return _params(model)
+
+
+# --- scenarios (run inside each worker after the process group is up) ---------------------------
+def _train(rank: int, world: int, steps: int = 5, lr: float = 0.1) -> dict[str, Any]:
+    """DDP training for three data splits: equal shards, unequal with mean loss, unequal with global weighting."""
+    out = {}
+    for name, sizes, weighting in [("equal", [8, 8], "mean"), ("unequal_mean", [10, 6], "mean"),
+                                   ("unequal_global", [10, 6], "global")]:
+        x, y = make_data(sum(sizes))
+        xs, ys = x[_shard(rank, sizes)], y[_shard(rank, sizes)]
+        model = DDP(_model())
+        opt = torch.optim.SGD(model.parameters(), lr=lr)
+        for _ in range(steps):
+            opt.zero_grad()
+            if weighting == "mean":
+                loss = F.mse_loss(model(xs), ys)                                      # mean over this shard
+            else:
+                loss = F.mse_loss(model(xs), ys, reduction="sum") * world / sum(sizes)   # DDP averages over ranks
+            loss.backward()
+            opt.step()
+        out[name] = _params(model.module)
+    return out
+
+
+def _collective_on_one_rank(rank: int, world: int, wait_s: float = 4.5) -> dict[str, Any]:
+    """Rank 0 calls all_reduce (the notes' `if rank == 0: reduce_tensor(loss)`); rank 1 never does."""
+    if rank == 0:
+        t0 = time.perf_counter()
+        try:
+            dist.all_reduce(torch.ones(1))
+            return {"raised": None}
+        except RuntimeError as exc:
+            return {"raised": type(exc).__name__, "message": str(exc), "seconds": time.perf_counter() - t0}
+    time.sleep(wait_s)                     # stay alive past rank 0's timeout, then leave
+    return {"raised": None}
+
+
+def _unused_params(rank: int, world: int, find_unused: bool) -> dict[str, Any]:
+    """A model with a head that forward never uses."""
+    class TwoHeads(nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.used, self.unused = nn.Linear(4, 1), nn.Linear(4, 1)
+
+        def forward(self, x: torch.Tensor) -> torch.Tensor:
+            return self.used(x)
+
+    torch.manual_seed(0)
+    model = DDP(TwoHeads().double(), find_unused_parameters=find_unused)
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+    x, y = make_data(8)
+    for it in range(3):
+        try:
+            opt.zero_grad()
+            F.mse_loss(model(x), y).backward()
+            opt.step()
+        except RuntimeError as exc:
+            return {"failed_at_iteration": it, "message": str(exc)}
+    return {"failed_at_iteration": None, "params": _params(model.module)}
+
+
+def _layerdrop(rank: int, world: int, mode: str, steps: int = 4, lr: float = 0.1) -> dict[str, Any]:
+    """Layer drop with a different pattern per rank. mode: 'plain', 'find_unused', 'static_graph', 'mask'."""
+    x, y = make_data(16, seed=3)
+    sizes = [16 // world] * world
+    xs, ys = x[_shard(rank, sizes)], y[_shard(rank, sizes)]
+    kw = {"find_unused_parameters": mode == "find_unused", "static_graph": mode == "static_graph"}
+    model = DDP(LayerDropNet(), **kw)
+    opt = torch.optim.SGD(model.parameters(), lr=lr)
+    for step in range(steps):
+        try:
+            opt.zero_grad()
+            out = model(xs, drop_pattern(rank, step), mask_instead=(mode == "mask"))
+            F.mse_loss(out, ys).backward()
+            opt.step()
+        except RuntimeError as exc:
+            return {"failed_at_step": step, "message": str(exc)}
+    return {"failed_at_step": None, "params": _params(model.module)}
+
+
+def _save_load(rank: int, world: int, path: str) -> dict[str, Any]:
+    """Rank 0 saves; everyone waits; everyone loads with map_location and compares."""
+    model = DDP(_model())
+    if rank == 0:
+        torch.save(model.module.state_dict(), path)
+    dist.barrier()
+    loaded = torch.load(path, map_location="cpu")
+    return {"same_as_own": all(torch.equal(loaded[k], v) for k, v in model.module.state_dict().items())}
+
+
+def _init_broadcast(rank: int, world: int) -> dict[str, Any]:
+    """Ranks seed differently; DDP's constructor broadcasts rank 0's weights; editing one replica desyncs them."""
+    torch.manual_seed(100 + rank)
+    model = make_mlp([4, 8, 1], nn.Tanh).double()       # initialised from this rank's own RNG
+    before = _params(model)
+    ddp_model = DDP(model)
+    after = _params(ddp_model.module)
+    augmentation_draw = torch.rand(3).tolist()          # per-rank RNG stream, e.g. for data augmentation
+    if rank == 0:
+        with torch.no_grad():
+            ddp_model.module[0].weight.add_(1.0)        # a change on one rank only, outside autograd
+    opt = torch.optim.SGD(ddp_model.parameters(), lr=0.1)
+    x, y = make_data(8)
+    opt.zero_grad()
+    F.mse_loss(ddp_model(x), y).backward()
+    opt.step()
+    return {"before": before, "after": after, "draw": augmentation_draw, "after_step": _params(ddp_model.module)}
+
+
+def _nccl_all_reduce(rank: int, world: int) -> dict[str, Any]:
+    torch.cuda.set_device(rank)
+    t = torch.full((4,), float(rank + 1), device=f"cuda:{rank}")
+    dist.all_reduce(t)
+    return {"value": t.cpu().tolist()}
+
+
+def _listeners(rank: int, world: int) -> dict[str, Any]:
+    """Local addresses of this process's listening TCP sockets (Linux /proc), e.g. ['127.0.0.1:43121']."""
+    inodes = set()
+    for fd in os.listdir("/proc/self/fd"):
+        try:
+            target = os.readlink(f"/proc/self/fd/{fd}")
+        except OSError:
+            continue
+        if target.startswith("socket:["):
+            inodes.add(target[8:-1])
+    found = []
+    for table, width in (("/proc/net/tcp", 8), ("/proc/net/tcp6", 32)):
+        try:
+            lines = open(table, encoding="ascii").read().splitlines()[1:]
+        except OSError:
+            continue
+        for line in lines:
+            cols = line.split()
+            if cols[3] != "0A" or cols[9] not in inodes:           # 0A = LISTEN
+                continue
+            hex_ip, hex_port = cols[1].split(":")
+            raw = bytes.fromhex(hex_ip)
+            if width == 8:
+                ip = ".".join(str(b) for b in raw[::-1])
+            else:                                                  # 4 little-endian 32-bit words
+                words = [raw[i:i + 4][::-1] for i in range(0, 16, 4)]
+                ip = ":".join(b"".join(words)[i:i + 2].hex() for i in range(0, 16, 2))
+            found.append(f"{ip}:{int(hex_port, 16)}")
+    return {"listening": sorted(found)}
+
+
+def _batch(rank: int, world: int, jobs: list[tuple[str, dict]]) -> dict[str, Any]:
+    """Several scenarios in one process group (each spawn costs ~3 s). Put failing cases last:
+    they fail symmetrically on every rank, but a poisoned group would spoil what follows."""
+    return {"results": [SCENARIOS[name](rank, world, **kw) for name, kw in jobs]}
+
+
+SCENARIOS: dict[str, Callable[..., dict[str, Any]]] = {
+    "batch": _batch, "listeners": _listeners, "init_broadcast": _init_broadcast, "nccl_all_reduce": _nccl_all_reduce,
+    "train": _train, "collective_on_one_rank": _collective_on_one_rank, "unused_params": _unused_params,
+    "layerdrop": _layerdrop, "save_load": _save_load,
+}
+
+
+# --- process management -------------------------------------------------------------------------
+def _worker(rank: int, world: int, init_file: str, scenario: str, kwargs: dict, results: Any, timeout_s: float,
+            backend: str) -> None:
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, 1)
+    os.dup2(devnull, 2)
+    os.environ["GLOO_SOCKET_IFNAME"] = "lo"
+    torch.set_num_threads(1)
+    try:
+        dist.init_process_group(backend, init_method=f"file://{init_file}", rank=rank, world_size=world,
+                                timeout=datetime.timedelta(seconds=timeout_s))
+        results.put((rank, "ok", SCENARIOS[scenario](rank, world, **kwargs)))
+    except BaseException as exc:  # noqa: BLE001 - everything must be reported to the parent
+        results.put((rank, "error", {"type": type(exc).__name__, "message": str(exc)}))
+    finally:
+        try:
+            if dist.is_initialized():
+                dist.destroy_process_group()
+        except BaseException:  # noqa: BLE001
+            pass
+        results.close()
+        results.join_thread()          # make sure the result left before _exit
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(0)
+
+
+def run(scenario: str, world_size: int = 2, timeout_s: float = 20.0, join_timeout_s: float = 90.0,
+        backend: str = "gloo", **kwargs: Any) -> list[tuple[str, dict[str, Any]]]:
+    """Run ``scenario`` on ``world_size`` spawned ranks; return ``[(status, result)]`` ordered by rank.
+
+    ``status`` is ``"ok"`` or ``"error"`` (then ``result`` has ``type`` and ``message``).
+    ``timeout_s`` is the process group's collective timeout; ``join_timeout_s`` bounds the whole run.
+    """
+    if scenario not in SCENARIOS:
+        raise ValueError(f"unknown scenario {scenario!r}; choose from {sorted(SCENARIOS)}")
+    if isinstance(world_size, bool) or not isinstance(world_size, int) or world_size < 1:
+        raise ValueError(f"world_size must be a positive int, got {world_size!r}")
+    if timeout_s <= 0 or join_timeout_s <= 0:
+        raise ValueError("timeouts must be positive")
+    if backend not in ("gloo", "nccl"):
+        raise ValueError(f"backend must be 'gloo' or 'nccl', got {backend!r}")
+    ctx = mp.get_context("spawn")
+    results = ctx.Queue()
+    with tempfile.TemporaryDirectory() as tmp:
+        init_file = os.path.join(tmp, "rendezvous")
+        procs = [ctx.Process(target=_worker, args=(r, world_size, init_file, scenario, kwargs, results, timeout_s, backend),
+                             daemon=True) for r in range(world_size)]
+        for p in procs:
+            p.start()
+        collected: dict[int, tuple[str, dict]] = {}
+        deadline = time.monotonic() + join_timeout_s
+        try:
+            while len(collected) < world_size:
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
+                    raise WorkerError(f"{scenario}: only ranks {sorted(collected)} reported within {join_timeout_s} s")
+                try:
+                    rank, status, payload = results.get(timeout=min(remaining, 1.0))
+                    collected[rank] = (status, payload)
+                except queue_mod.Empty:
+                    dead = [r for r, p in enumerate(procs) if not p.is_alive() and r not in collected]
+                    if dead and all(not p.is_alive() for p in procs):
+                        raise WorkerError(f"{scenario}: ranks {dead} exited without reporting") from None
+        finally:
+            for p in procs:
+                p.join(timeout=10)
+                if p.is_alive():
+                    p.kill()
+                    p.join(timeout=5)
+            results.close()
+    return [collected[r] for r in range(world_size)]

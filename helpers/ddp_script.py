@@ -1,0 +1,37 @@
+"""torchrun entry point for notebook 13: the 'train' scenario of helpers.ddp under a real launcher.
+
+    torchrun --nproc_per_node=2 --master_addr=127.0.0.1 --master_port=PORT -m helpers.ddp_script --out result.json
+
+torchrun sets RANK, LOCAL_RANK, WORLD_SIZE, MASTER_ADDR and MASTER_PORT; init_method defaults to env://.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+
+import torch
+import torch.distributed as dist
+
+from helpers.ddp import SCENARIOS
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--out", required=True, help="JSON file written by rank 0")
+    args = ap.parse_args()
+    torch.set_num_threads(1)
+    dist.init_process_group("gloo")                     # env:// from torchrun's variables
+    rank, world = dist.get_rank(), dist.get_world_size()
+    result = SCENARIOS["train"](rank, world)
+    gathered = [None] * world
+    dist.all_gather_object(gathered, {"rank": rank, "local_rank": int(os.environ["LOCAL_RANK"]), "result": result})
+    if rank == 0:
+        with open(args.out, "w", encoding="utf-8") as f:
+            json.dump({"world_size": world, "ranks": gathered}, f)
+    dist.destroy_process_group()
+
+
+if __name__ == "__main__":
+    main()
