@@ -15,6 +15,7 @@ Design decisions, each from a measured failure:
 
 from __future__ import annotations
 
+import contextlib
 import datetime
 import multiprocessing as mp
 import os
@@ -136,17 +137,56 @@ def _train(rank: int, world: int, steps: int = 5, lr: float = 0.1) -> dict[str, 
     return out
 
 
-def _collective_on_one_rank(rank: int, world: int, wait_s: float = 4.5) -> dict[str, Any]:
-    """Rank 0 calls all_reduce (the notes' `if rank == 0: reduce_tensor(loss)`); rank 1 never does."""
-    if rank == 0:
-        t0 = time.perf_counter()
-        try:
+def _collective_on_one_rank(rank: int, world: int, kind: str = "all_reduce", wait_s: float = 5.0) -> dict[str, Any]:
+    """Rank 0 alone enters a collective (the notes' `if rank == 0: reduce_tensor(loss)`); rank 1 never does.
+
+    kind="all_reduce": plain all_reduce, ended by the process group's timeout.
+    kind="monitored_barrier": ``dist.monitored_barrier(timeout=2 s)``, which names the missing rank.
+    (One per run: after either failure gloo closes the connection, so a second collective fails at once.)
+    """
+    if kind not in ("all_reduce", "monitored_barrier"):
+        raise ValueError(f"kind must be 'all_reduce' or 'monitored_barrier', got {kind!r}")
+    if rank != 0:
+        time.sleep(wait_s)                 # stay alive past rank 0's timeout, then leave
+        return {"raised": None}
+    t0 = time.perf_counter()
+    try:
+        if kind == "all_reduce":
             dist.all_reduce(torch.ones(1))
-            return {"raised": None}
-        except RuntimeError as exc:
-            return {"raised": type(exc).__name__, "message": str(exc), "seconds": time.perf_counter() - t0}
-    time.sleep(wait_s)                     # stay alive past rank 0's timeout, then leave
-    return {"raised": None}
+        else:
+            dist.monitored_barrier(timeout=datetime.timedelta(seconds=2))
+        return {"raised": None}
+    except RuntimeError as exc:
+        return {"raised": type(exc).__name__, "message": str(exc), "seconds": time.perf_counter() - t0}
+
+
+def _no_sync_accumulation(rank: int, world: int, k: int = 4, lr: float = 0.1) -> dict[str, Any]:
+    """Gradient accumulation over k micro-batches per rank: all-reduce only on the last (model.no_sync())."""
+    from torch.distributed.algorithms.ddp_comm_hooks.default_hooks import allreduce_hook
+
+    def run_once(use_no_sync: bool) -> tuple[list[list[float]], int]:
+        calls = []
+
+        def counting_hook(state, bucket):  # no annotations: DDP checks them, and this module's are strings
+            calls.append(bucket.index())
+            return allreduce_hook(state, bucket)
+
+        x, y = make_data(32)
+        xs, ys = x[_shard(rank, [16, 16])], y[_shard(rank, [16, 16])]
+        model = DDP(_model())
+        model.register_comm_hook(None, counting_hook)
+        opt = torch.optim.SGD(model.parameters(), lr=lr)
+        for i, (xb, yb) in enumerate(zip(xs.chunk(k), ys.chunk(k))):
+            last = i == k - 1
+            ctx = model.no_sync() if (use_no_sync and not last) else contextlib.nullcontext()
+            with ctx:
+                (F.mse_loss(model(xb), yb) / k).backward()
+        opt.step()
+        return _params(model.module), len(calls)
+
+    params_sync, calls_every = run_once(False)
+    params_nosync, calls_last = run_once(True)
+    return {"params": params_nosync, "params_every_step": params_sync, "allreduce_calls": [calls_every, calls_last]}
 
 
 def _unused_params(rank: int, world: int, find_unused: bool) -> dict[str, Any]:
@@ -266,7 +306,7 @@ def _batch(rank: int, world: int, jobs: list[tuple[str, dict]]) -> dict[str, Any
 
 
 SCENARIOS: dict[str, Callable[..., dict[str, Any]]] = {
-    "batch": _batch, "listeners": _listeners, "init_broadcast": _init_broadcast, "nccl_all_reduce": _nccl_all_reduce,
+    "batch": _batch, "listeners": _listeners, "no_sync_accumulation": _no_sync_accumulation, "init_broadcast": _init_broadcast, "nccl_all_reduce": _nccl_all_reduce,
     "train": _train, "collective_on_one_rank": _collective_on_one_rank, "unused_params": _unused_params,
     "layerdrop": _layerdrop, "save_load": _save_load,
 }
