@@ -168,3 +168,33 @@ def test_render_png(monkeypatch):
     monkeypatch.setenv("PATH", "/nonexistent")
     with pytest.raises(RuntimeError, match="make setup"):
         render_png(g)
+
+
+# --- deploy ----------------------------------------------------------------------------------
+def test_captured_output_catches_print_and_fd_writes():
+    import os as _os
+
+    from helpers.deploy import captured_output
+
+    with captured_output() as log:
+        print("python level")
+        _os.write(2, b"fd level\n")
+    text = log.getvalue()
+    assert "python level" in text and "fd level" in text
+
+
+def test_channel_significance_and_validation():
+    from torch import nn
+
+    from helpers.deploy import channel_significance, export_onnx
+
+    conv, bn = nn.Conv2d(2, 4, 3), nn.BatchNorm2d(4)
+    with torch.no_grad():
+        conv.weight[1].zero_()
+        bn.weight[3] = 0.0
+    weak = channel_significance(nn.Sequential(conv, bn))
+    assert weak == {"0": [1], "1": [3]}
+    with pytest.raises(ValueError, match="rel_threshold"):
+        channel_significance(conv, 2.0)
+    with pytest.raises(TypeError, match="tuple"):
+        export_onnx(conv, torch.zeros(1), "x.onnx")
