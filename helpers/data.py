@@ -20,6 +20,8 @@ __all__ = [
     "ThreadCountDataset",
     "reseed_owned_rng",
     "constant_seed_init",
+    "BrokenDataset",
+    "SelfKillingDataset",
 ]
 
 
@@ -90,3 +92,29 @@ def reseed_owned_rng(worker_id: int) -> None:
 def constant_seed_init(worker_id: int) -> None:
     """``worker_init_fn`` anti-pattern: every worker seeds NumPy with the same constant."""
     np.random.seed(42)
+
+
+class BrokenDataset(Dataset):
+    """A Dataset with a bug in ``__getitem__`` (an attribute that was never set), for notebook 16."""
+
+    def __len__(self) -> int:
+        return 4
+
+    def __getitem__(self, i: int) -> torch.Tensor:
+        return self.values[i]  # type: ignore[attr-defined]  # the bug: self.values was never assigned
+
+
+class SelfKillingDataset(Dataset):
+    """Its worker process kills itself with SIGKILL, as the kernel's OOM killer would (notebook 16)."""
+
+    def __len__(self) -> int:
+        return 4
+
+    def __getitem__(self, i: int) -> torch.Tensor:
+        import os
+        import signal
+
+        if get_worker_info() is None:
+            raise RuntimeError("SelfKillingDataset only makes sense with num_workers > 0")
+        os.kill(os.getpid(), signal.SIGKILL)
+        return torch.zeros(1)

@@ -44,6 +44,9 @@ def test_row_is_consistent(row):
     if how == "planned":
         assert nb not in existing, f"{row['fact']}: notebook {nb} exists, so this fact must be mapped, not planned"
         return
+    if how == "left-out" and nb == "--":             # no natural home in the catalogue
+        assert row["note"], f"{row['fact']}: say why it is left out"
+        return
     assert nb in existing, f"{row['fact']}: notebook {nb} does not exist"
     if how in NEEDS_CLAIM and how != "gpu":
         assert claims, f"{row['fact']}: '{how}' needs at least one claim id"
