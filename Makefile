@@ -11,7 +11,7 @@ export PATH := $(CURDIR)/$(VENV)/bin:$(PATH)
 JOBS   ?= 2
 NB     ?=
 
-.PHONY: help setup test site serve lab execute lock stress clean
+.PHONY: help setup test site serve lab execute lock stress loadtest clean
 help:
 	@echo "make site     build the static site from the stored outputs into _build/html"
 	@echo "make test     helper + hygiene + site tests, then every notebook under nbval"
@@ -20,6 +20,7 @@ help:
 	@echo "make serve    serve _build/html on http://127.0.0.1:8000"
 	@echo "make lock     regenerate requirements.txt from requirements.in"
 	@echo "make stress   50 consecutive DDP runs in one kernel (reliability of notebook 13)"
+	@echo "make loadtest 10 runs of each timing notebook while 2 CPU-bound processes compete"
 	@echo "make clean    remove _build (keeps .venv)"
 
 $(STAMP): requirements.txt
@@ -49,13 +50,17 @@ serve: site
 	$(BIN)/python -m http.server 8000 --bind 127.0.0.1 --directory _build/html
 
 lab: $(STAMP)
-	$(BIN)/jupyter lab notebooks
+	@# Containers run as root, and JupyterLab refuses root without --allow-root.
+	$(BIN)/jupyter lab $$( [ "$$(id -u)" = 0 ] && echo --allow-root ) notebooks
 
 execute: $(STAMP)
 	$(BIN)/python tools/execute.py $(if $(ALL),--all) $(NB)
 
 stress: $(STAMP)
 	$(BIN)/python tools/ddp_stress.py --runs 50
+
+loadtest: $(STAMP)
+	$(BIN)/python tools/load_test.py --runs $${RUNS:-10} $(NB)
 
 lock: $(STAMP)
 	$(BIN)/python tools/lock.py

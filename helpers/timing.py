@@ -1,4 +1,11 @@
-"""Wall-clock timing that is honest on GPUs: warm-up, CUDA sync, medians."""
+"""Wall-clock timing that is honest on GPUs and on busy machines.
+
+Warm-up, CUDA synchronisation, and for comparisons :func:`time_interleaved`: the
+candidates run in turn (A, B, A, B, ...) so a burst of load from another process
+hits all of them alike, and the *minimum* of the repeats is used, because noise only
+ever adds time. Ratios of minima are reported measurements; assert only
+conservative bounds on them, and assert asymptotic claims with operation counts.
+"""
 
 from __future__ import annotations
 
@@ -10,7 +17,7 @@ from typing import Any
 
 import torch
 
-__all__ = ["Timing", "time_fn"]
+__all__ = ["Timing", "time_fn", "time_interleaved"]
 
 
 @dataclass(frozen=True)
@@ -28,7 +35,7 @@ class Timing:
         return min(self.times)
 
     def __str__(self) -> str:
-        return f"median {self.median * 1e3:.3f} ms over {len(self.times)} runs"
+        return f"best {self.best * 1e3:.3f} ms (median {self.median * 1e3:.3f}) over {len(self.times)} runs"
 
 
 def _sync(device: torch.device | str | None) -> None:
@@ -65,3 +72,39 @@ def time_fn(
         _sync(device)
         times.append(time.perf_counter() - t0)
     return Timing(tuple(times))
+
+
+def time_interleaved(
+    fns: dict[str, Callable[[], Any]],
+    *,
+    repeat: int = 7,
+    warmup: int = 1,
+    device: torch.device | str | None = None,
+) -> dict[str, Timing]:
+    """Time several callables in interleaved rounds; return a :class:`Timing` per name.
+
+    Each round calls every function once, in the given order, so slow phases of a
+    shared machine are spread over all candidates. Compare them by ``.best`` (the
+    minimum), which a disturbed run inflates least.
+    """
+    if not isinstance(fns, dict) or not fns:
+        raise ValueError("fns must be a non-empty dict of name -> callable")
+    for name, fn in fns.items():
+        if not callable(fn):
+            raise TypeError(f"fns[{name!r}] must be callable")
+    if not isinstance(repeat, int) or repeat < 1:
+        raise ValueError(f"repeat must be an int >= 1, got {repeat!r}")
+    if not isinstance(warmup, int) or warmup < 0:
+        raise ValueError(f"warmup must be an int >= 0, got {warmup!r}")
+    for _ in range(warmup):
+        for fn in fns.values():
+            fn()
+    _sync(device)
+    times: dict[str, list[float]] = {name: [] for name in fns}
+    for _ in range(repeat):
+        for name, fn in fns.items():
+            t0 = time.perf_counter()
+            fn()
+            _sync(device)
+            times[name].append(time.perf_counter() - t0)
+    return {name: Timing(tuple(ts)) for name, ts in times.items()}

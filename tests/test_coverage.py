@@ -11,7 +11,7 @@ import functools
 
 import pytest
 
-from tests.notebook_tools import NB_DIR, ROOT, ledger, read, skipped
+from tools.notebooks import NB_DIR, ROOT, ledger, read, skipped
 
 HOWS = {"claim", "correction", "text", "gpu", "left-out", "planned"}
 NEEDS_CLAIM = {"claim", "correction", "gpu"}
@@ -27,7 +27,7 @@ def claim_ids() -> dict[str, set[str]]:
     out = {}
     for path in NB_DIR.glob("[0-9][0-9]_*.ipynb"):
         nb = read(path)
-        out[path.name[:2]] = {c for c, _ in ledger(nb)} | {c for c, _ in skipped(nb)}
+        out[path.name[:2]] = {e.cid for e in ledger(nb)} | {e.cid for e in skipped(nb)}
     return out
 
 

@@ -10,7 +10,7 @@ import helpers.data as hd
 from helpers.device import env_report, format_report, patched_environ, pick_device
 from helpers.plotting import SAVE_ENV, save_figure
 from helpers.seeding import make_generator, seed_everything, seed_worker
-from helpers.timing import Timing, time_fn
+from helpers.timing import Timing, time_fn, time_interleaved
 
 
 # --- seeding ---------------------------------------------------------------------------------
@@ -123,6 +123,22 @@ def test_time_fn_validation(kw):
         time_fn(lambda: None, **kw)
     with pytest.raises(TypeError):
         time_fn(None)
+
+
+def test_time_interleaved_alternates_and_reports_minimum():
+    order = []
+    out = time_interleaved({"a": lambda: order.append("a"), "b": lambda: order.append("b")}, repeat=3, warmup=1)
+    assert order == ["a", "b"] * 4
+    assert set(out) == {"a", "b"} and all(len(t.times) == 3 for t in out.values())
+    assert Timing((3.0, 1.0, 2.0)).best == 1.0 and "best 1000.000 ms" in str(Timing((3.0, 1.0, 2.0)))
+
+
+@pytest.mark.parametrize("bad", [{}, [], {"a": 1}])
+def test_time_interleaved_validation(bad):
+    with pytest.raises((ValueError, TypeError)):
+        time_interleaved(bad)
+    with pytest.raises(ValueError, match="repeat"):
+        time_interleaved({"a": lambda: None}, repeat=0)
 
 
 # --- plotting --------------------------------------------------------------------------------

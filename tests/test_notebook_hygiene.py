@@ -9,7 +9,8 @@ import socket
 import nbformat
 import pytest
 
-from tests.notebook_tools import NAME_RE, ledger, listed_claims, notebook_paths, read, skipped
+from helpers.claims import LEDGER_RE, SKIP_RE
+from tools.notebooks import NAME_RE, ledger, listed_claims, notebook_paths, read, skipped, stdout_lines
 
 PATHS = notebook_paths()
 IDS = [p.name for p in PATHS]
@@ -112,9 +113,12 @@ def test_template_and_ledger(path):
                 if ln.startswith("## ")]
     for needed in ("## Takeaways", "## References"):
         assert needed in headings, f"{path.name}: section {needed!r} missing"
+    broken = [line for _, line in stdout_lines(nb) if line.startswith(("✔ C", "⊘ C"))
+              and not (LEDGER_RE.match(line) or SKIP_RE.match(line))]
+    assert not broken, f"{path.name}: ledger lines without a '— against <kind>: <reference>' part: {broken[:3]}"
     listed = listed_claims(nb)
-    verified = [cid for cid, _ in ledger(nb)]
-    skips = [cid for cid, _ in skipped(nb)]
+    verified = [e.cid for e in ledger(nb)]
+    skips = [e.cid for e in skipped(nb)]
     assert len(listed) == len(set(listed)), f"{path.name}: duplicate ids in the Claims list"
     assert len(verified) == len(set(verified)), f"{path.name}: a claim id printed twice"
     assert set(verified).isdisjoint(skips), f"{path.name}: a claim both verified and skipped"

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 import subprocess
 
-from tests.notebook_tools import ROOT
+from tools.notebooks import ROOT
 
 README = (ROOT / "README.md").read_text(encoding="utf-8")
 
@@ -32,8 +32,10 @@ def test_lock_covers_requirements_in():
 def test_environment_yml_reads_the_same_pins():
     text = (ROOT / "environment.yml").read_text()
     assert re.search(r"^\s*- python=3\.11\s*$", text, re.M), "environment.yml must use Python 3.11"
-    pip_lines = re.findall(r"^\s*- (-r .+)$", text, re.M)
-    assert pip_lines == ["-r requirements.txt"], "environment.yml's pip section must read requirements.txt"
+    pip_lines = re.findall(r"^\s*- (-[re] .+)$", text, re.M)
+    assert pip_lines == ["-r requirements.txt", "-e ."], (
+        "environment.yml's pip section must read requirements.txt and install the project (so kernels can "
+        "`import helpers` without the Makefile's path file)")
 
 
 def test_readme_commands_exist_and_ci_calls_the_test_command():
@@ -54,7 +56,7 @@ def test_gitignore_covers_generated_files():
 
 
 def test_readme_lists_every_notebook():
-    from tests.notebook_tools import notebook_paths
+    from tools.notebooks import notebook_paths
 
     missing = [p.stem for p in notebook_paths() if f"`{p.stem}`" not in README]
     assert not missing, f"README's notebook table lacks {missing}"

@@ -13,7 +13,7 @@ from urllib.parse import unquote, urljoin, urlparse
 
 import pytest
 
-from tests.notebook_tools import ledger, notebook_paths, read
+from tools.notebooks import ledger, notebook_paths, read
 from tools.browser import chromium_path, launch, serve
 
 pytestmark = pytest.mark.browser

@@ -25,7 +25,8 @@ import nbformat
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from tests.notebook_tools import ledger, notebook_paths, read, skipped  # noqa: E402
+from helpers.claims import REFERENCE_KINDS  # noqa: E402
+from tools.notebooks import ledger, notebook_paths, read, skipped  # noqa: E402
 
 BUILD = ROOT / "_build"
 SRC = BUILD / "src"
@@ -204,15 +205,19 @@ def claims_page(infos: list[dict], gpu: dict[str, dict]) -> str:
         rec = gpu.get(info["name"])
         gpu_col = (lambda cid: "✔" if cid in rec.get("claims", []) else "–") if rec else (lambda cid: "not run")
         body += [f"## [{info['title']}](notebooks/{info['name']})", "",
-                 "| claim | statement | CPU | GPU |", "|---|---|---|---|"]
-        rows = [(c, t, "✔") for c, t in info["ledger"]] + [(c, t, "skipped (needs CUDA)") for c, t in info["skipped"]]
-        for cid, text, status in sorted(rows, key=lambda r: int(r[0][1:])):
-            body.append(f"| {info['num']}-{cid} | {md_cell_escape(text)} | {status} | {gpu_col(cid)} |")
+                 "| claim | statement | checked against | CPU | GPU |", "|---|---|---|---|---|"]
+        rows = [(e, "✔") for e in info["ledger"]] + [(e, "skipped (needs CUDA)") for e in info["skipped"]]
+        for e, status in sorted(rows, key=lambda r: int(r[0].cid[1:])):
+            against = f"*{REFERENCE_KINDS[e.kind]}*: {md_cell_escape(e.reference)}"
+            body.append(f"| {info['num']}-{e.cid} | {md_cell_escape(e.statement)} | {against} | {status} | "
+                        f"{gpu_col(e.cid)} |")
             n += status == "✔"
         body.append("")
     head = ["# Claim ledger", "",
             f"**{n} verified claims.** Every claim asserted in the notebooks, collected from their stored outputs. "
-            "Cite a claim as `NN-C3`. *CPU ✔*: the stored run printed the claim's ledger line. *GPU*: from the "
+            "Cite a claim as `NN-C3`. *Checked against*: the independent reference the check compares with "
+            "(a formula, another API, a manual computation, or a measured counterfactual: the wrong way run "
+            "and shown to fail or differ). *CPU ✔*: the stored run printed the claim's ledger line. *GPU*: from the "
             "recorded GPU runs (`site/verification/`); *not run* until one is recorded.", ""]
     return "\n".join(head + body)
 

@@ -22,11 +22,9 @@ from pathlib import Path
 import nbformat
 from nbclient import NotebookClient
 
-ROOT = Path(__file__).resolve().parent.parent
-NB_DIR = ROOT / "notebooks"
-sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from helpers.claims import parse_ledger  # noqa: E402
+from tools.notebooks import NB_DIR, ROOT, ledger  # noqa: E402
 
 # The kernel inherits PATH: make the venv's tools (e.g. `dot`) visible without activating it.
 os.environ["PATH"] = os.path.dirname(sys.executable) + os.pathsep + os.environ.get("PATH", "")
@@ -41,12 +39,24 @@ def source_hash(nb: nbformat.NotebookNode) -> str:
     return h.hexdigest()[:16]
 
 
-def ledger(nb: nbformat.NotebookNode) -> list[tuple[str, str]]:
+#: A cell that runs longer than SLOW_S seconds must follow a markdown cell containing SLOW_MARK.
+SLOW_S = 10.0
+SLOW_MARK = "⏱"
+
+
+def slow_cells_without_notice(nb: nbformat.NotebookNode) -> list[tuple[int, float]]:
+    """(index, seconds) of code cells that ran > SLOW_S s with no SLOW_MARK note in the markdown above."""
     out = []
-    for cell in nb.cells:
-        for o in cell.get("outputs", []):
-            if o.get("output_type") == "stream" and o.get("name") == "stdout":
-                out.extend(parse_ledger(o.get("text", "")))
+    for i, cell in enumerate(nb.cells):
+        ex = cell.get("metadata", {}).get("execution", {})
+        start, end = ex.get("iopub.execute_input"), ex.get("shell.execute_reply")
+        if cell.cell_type != "code" or not (start and end):
+            continue
+        secs = (dt.datetime.fromisoformat(end.replace("Z", "+00:00"))
+                - dt.datetime.fromisoformat(start.replace("Z", "+00:00"))).total_seconds()
+        above = next((c for c in reversed(nb.cells[:i]) if c.cell_type == "markdown"), None)
+        if secs > SLOW_S and not (above is not None and SLOW_MARK in above.source):
+            out.append((i, secs))
     return out
 
 
@@ -54,6 +64,23 @@ def device_label() -> str:
     import torch
 
     return f"cuda ({torch.cuda.get_device_name(0)})" if torch.cuda.is_available() else "cpu"
+
+
+def run_notebook(nb: nbformat.NotebookNode, timeout: int = 600, allow_errors: bool = False) -> None:
+    """Execute ``nb`` in place with the project's kernel settings (also used by tools/load_test.py)."""
+    client = NotebookClient(
+        nb,
+        timeout=timeout,
+        kernel_name="python3",
+        allow_errors=allow_errors,
+        resources={"metadata": {"path": str(NB_DIR)}},
+        record_timing=True,  # read for the slow-cell check, then removed by execute() (they would churn diffs)
+        # ipykernel 7 logs a TCP-transport warning to the terminal; it says nothing about the notebook.
+        # xmode=Minimal stores an error as "Type: message" only: tracebacks would publish this
+        # machine's install paths (nbval ignores tracebacks; interactive runs keep full ones).
+        extra_arguments=["--IPKernelApp.log_level=ERROR", "--InteractiveShell.xmode=Minimal"],
+    )
+    client.execute()
 
 
 def execute(path: Path, timeout: int) -> tuple[float, int]:
@@ -64,24 +91,18 @@ def execute(path: Path, timeout: int) -> tuple[float, int]:
     os.environ["FIELDNOTES_SAVE_FIGURES"] = "1"
     t0 = time.perf_counter()
     try:
-        client = NotebookClient(
-            nb,
-            timeout=timeout,
-            kernel_name="python3",
-            resources={"metadata": {"path": str(NB_DIR)}},
-            record_timing=False,  # per-cell timestamps would churn every diff
-            # ipykernel 7 logs a TCP-transport warning to the terminal; it says nothing about the notebook.
-            # xmode=Minimal stores an error as "Type: message" only: tracebacks would publish this
-            # machine's install paths (nbval ignores tracebacks; interactive runs keep full ones).
-            extra_arguments=["--IPKernelApp.log_level=ERROR", "--InteractiveShell.xmode=Minimal"],
-        )
-        client.execute()
+        run_notebook(nb, timeout)
     finally:
         if env_before is None:
             os.environ.pop("FIELDNOTES_SAVE_FIGURES", None)
         else:
             os.environ["FIELDNOTES_SAVE_FIGURES"] = env_before
     seconds = time.perf_counter() - t0
+    for i, cell_seconds in slow_cells_without_notice(nb):
+        print(f"\n    warning: cell {i} ran {cell_seconds:.0f} s; say so before it starts "
+              f"(a markdown cell above it with '{SLOW_MARK}' and the expected time)", end="")
+    for cell in nb.cells:
+        cell.metadata.pop("execution", None)
     meta = nb.metadata.setdefault("fieldnotes", {})
     meta.setdefault("needs", ["cpu"])
     meta["expected_duration_s"] = max(5, int(round(seconds / 5.0 + 0.5)) * 5)

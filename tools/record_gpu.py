@@ -27,7 +27,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 os.environ["PATH"] = os.path.dirname(sys.executable) + os.pathsep + os.environ.get("PATH", "")
 
-from tests.notebook_tools import ledger, notebook_paths  # noqa: E402
+from tools.notebooks import ledger, notebook_paths  # noqa: E402
 
 
 def main() -> int:
@@ -52,7 +52,7 @@ def main() -> int:
             status = "pass"
         except Exception as exc:  # noqa: BLE001 - a failing notebook is recorded, not fatal
             status = f"fail: {type(exc).__name__}: {str(exc).strip().splitlines()[-1][:200]}"
-        claims = [cid for cid, _ in ledger(nb)]
+        claims = [e.cid for e in ledger(nb)]
         record["notebooks"][path.stem] = {"status": status, "seconds": round(time.perf_counter() - t0, 1),
                                           "claims": claims}
         print(f"{path.stem:32} {status[:60]:60} {len(claims)} claims")

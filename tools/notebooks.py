@@ -1,4 +1,7 @@
-"""Reading notebooks for tests and site tools: the ledger, the claims list, metadata."""
+"""Reading notebooks for the tools and tests: discovery, the ledger, the claims list.
+
+The ledger line format itself is owned by :mod:`helpers.claims` (printed and parsed there).
+"""
 
 from __future__ import annotations
 
@@ -7,7 +10,7 @@ from pathlib import Path
 
 import nbformat
 
-from helpers.claims import LEDGER_RE, SKIP_RE
+from helpers.claims import LedgerEntry, parse_ledger, parse_skips
 
 ROOT = Path(__file__).resolve().parent.parent
 NB_DIR = ROOT / "notebooks"
@@ -32,12 +35,18 @@ def stdout_lines(nb: nbformat.NotebookNode):
                     yield i, line
 
 
-def ledger(nb: nbformat.NotebookNode) -> list[tuple[str, str]]:
-    return [(m.group(1), m.group(2)) for _, line in stdout_lines(nb) if (m := LEDGER_RE.match(line))]
+def _stdout(nb: nbformat.NotebookNode) -> str:
+    return "\n".join(line for _, line in stdout_lines(nb))
 
 
-def skipped(nb: nbformat.NotebookNode) -> list[tuple[str, str]]:
-    return [(m.group(1), m.group(2)) for _, line in stdout_lines(nb) if (m := SKIP_RE.match(line))]
+def ledger(nb: nbformat.NotebookNode) -> list[LedgerEntry]:
+    """Every verified claim (✔ line) stored in the notebook's outputs."""
+    return parse_ledger(_stdout(nb))
+
+
+def skipped(nb: nbformat.NotebookNode) -> list[LedgerEntry]:
+    """Every claim that printed a skip line (⊘, e.g. needs CUDA) in the stored outputs."""
+    return parse_skips(_stdout(nb))
 
 
 def listed_claims(nb: nbformat.NotebookNode) -> list[str]:
