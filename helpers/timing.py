@@ -80,12 +80,19 @@ def time_interleaved(
     repeat: int = 7,
     warmup: int = 1,
     device: torch.device | str | None = None,
+    threads: int | None = None,
 ) -> dict[str, Timing]:
     """Time several callables in interleaved rounds; return a :class:`Timing` per name.
 
     Each round calls every function once, in the given order, so slow phases of a
     shared machine are spread over all candidates. Compare them by ``.best`` (the
     minimum), which a disturbed run inflates least.
+
+    ``threads``: run with ``torch.set_num_threads(threads)`` and restore the old
+    count afterwards. On a busy CPU a multi-threaded kernel waits for its slowest
+    thread, which the OS may have paused, so vectorised code is slowed far more than
+    a loop of tiny ops; comparisons meant to hold on a reader's busy laptop time on
+    one thread (measured in notebook 03).
     """
     if not isinstance(fns, dict) or not fns:
         raise ValueError("fns must be a non-empty dict of name -> callable")
@@ -96,15 +103,23 @@ def time_interleaved(
         raise ValueError(f"repeat must be an int >= 1, got {repeat!r}")
     if not isinstance(warmup, int) or warmup < 0:
         raise ValueError(f"warmup must be an int >= 0, got {warmup!r}")
-    for _ in range(warmup):
-        for fn in fns.values():
-            fn()
-    _sync(device)
-    times: dict[str, list[float]] = {name: [] for name in fns}
-    for _ in range(repeat):
-        for name, fn in fns.items():
-            t0 = time.perf_counter()
-            fn()
-            _sync(device)
-            times[name].append(time.perf_counter() - t0)
+    if threads is not None and (not isinstance(threads, int) or threads < 1):
+        raise ValueError(f"threads must be None or an int >= 1, got {threads!r}")
+    previous = torch.get_num_threads()
+    if threads is not None:
+        torch.set_num_threads(threads)
+    try:
+        for _ in range(warmup):
+            for fn in fns.values():
+                fn()
+        _sync(device)
+        times: dict[str, list[float]] = {name: [] for name in fns}
+        for _ in range(repeat):
+            for name, fn in fns.items():
+                t0 = time.perf_counter()
+                fn()
+                _sync(device)
+                times[name].append(time.perf_counter() - t0)
+    finally:
+        torch.set_num_threads(previous)
     return {name: Timing(tuple(ts)) for name, ts in times.items()}

@@ -139,6 +139,15 @@ def test_time_interleaved_validation(bad):
         time_interleaved(bad)
     with pytest.raises(ValueError, match="repeat"):
         time_interleaved({"a": lambda: None}, repeat=0)
+    with pytest.raises(ValueError, match="threads"):
+        time_interleaved({"a": lambda: None}, threads=0)
+
+
+def test_time_interleaved_sets_and_restores_threads():
+    before = torch.get_num_threads()
+    seen = []
+    time_interleaved({"a": lambda: seen.append(torch.get_num_threads())}, repeat=2, warmup=0, threads=1)
+    assert seen == [1, 1] and torch.get_num_threads() == before
 
 
 # --- plotting --------------------------------------------------------------------------------
