@@ -28,7 +28,7 @@ def seed_everything(seed: int, *, deterministic: bool = False) -> None:
     """Seed Python's ``random``, NumPy's global RNG and torch (all devices).
 
     ``PYTHONHASHSEED`` is exported too, but note: it only affects *child*
-    processes started afterwards, never the running interpreter (notebook 00, C5).
+    processes started afterwards, never the running interpreter (notebook 00, C10).
     With ``deterministic=True`` also switch torch to deterministic algorithms and
     cuDNN to deterministic, non-benchmarking mode; this changes global state, so
     callers in notebooks should undo it with :func:`torch.use_deterministic_algorithms`.
