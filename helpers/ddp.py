@@ -101,15 +101,21 @@ def drop_pattern(rank: int, step: int) -> frozenset:
     return frozenset({(step + rank) % 4, (step * 3 + 2 * rank + 1) % 4} if step % 2 == 0 else {(step + 2 * rank) % 4})
 
 
-def layerdrop_reference(steps: int = 4, lr: float = 0.1, world: int = 2) -> list[list[float]]:
-    """Single process: the mean of each rank's shard loss with that rank's drop pattern."""
+def layerdrop_reference(steps: int = 4, lr: float = 0.1, world: int = 2, *, mask: bool = False,
+                        momentum: float = 0.0) -> list[list[float]]:
+    """Single process: the mean of each rank's shard loss with that rank's drop pattern.
+
+    ``mask=True`` multiplies dropped blocks by 0 instead of skipping them: a block dropped by every rank
+    then gets a zero gradient instead of none, which differs once the optimizer has momentum.
+    """
     x, y = make_data(16, seed=3)
     model = LayerDropNet()
-    opt = torch.optim.SGD(model.parameters(), lr=lr)
+    opt = torch.optim.SGD(model.parameters(), lr=lr, momentum=momentum)
     sizes = [16 // world] * world
     for step in range(steps):
         opt.zero_grad()
-        loss = sum(F.mse_loss(model(x[_shard(r, sizes)], drop_pattern(r, step)), y[_shard(r, sizes)]) for r in range(world))
+        loss = sum(F.mse_loss(model(x[_shard(r, sizes)], drop_pattern(r, step), mask_instead=mask), y[_shard(r, sizes)])
+                   for r in range(world))
         (loss / world).backward()
         opt.step()
     return _params(model)
@@ -137,27 +143,41 @@ def _train(rank: int, world: int, steps: int = 5, lr: float = 0.1) -> dict[str, 
     return out
 
 
-def _collective_on_one_rank(rank: int, world: int, kind: str = "all_reduce", wait_s: float = 5.0) -> dict[str, Any]:
-    """Rank 0 alone enters a collective (the notes' `if rank == 0: reduce_tensor(loss)`); rank 1 never does.
+def _collective_on_one_rank(rank: int, world: int, kind: str = "all_reduce", group_timeout_s: float | None = None,
+                            wait_s: float = 60.0) -> dict[str, Any]:
+    """Rank 0 alone enters a collective (the notes' `if rank == 0: reduce_tensor(loss)`); the others never do.
 
     kind="all_reduce": plain all_reduce, ended by the process group's timeout.
     kind="monitored_barrier": ``dist.monitored_barrier(timeout=2 s)``, which names the missing rank.
-    (One per run: after either failure gloo closes the connection, so a second collective fails at once.)
+    After either failure gloo closes the group's connections, so a second collective in it fails at once:
+    with ``group_timeout_s`` every rank first creates a fresh gloo group with that timeout and the failure
+    stays inside it (several such scenarios can then share one run, after everything else).
+    The other ranks stay alive until rank 0 signals through the rendezvous store (at most ``wait_s``), so
+    rank 0 always sees the timeout and never "connection closed by peer", however slow the machine.
     """
     if kind not in ("all_reduce", "monitored_barrier"):
         raise ValueError(f"kind must be 'all_reduce' or 'monitored_barrier', got {kind!r}")
+    group = None
+    if group_timeout_s is not None:
+        group = dist.new_group(backend="gloo", timeout=datetime.timedelta(seconds=group_timeout_s))
+    store = dist.distributed_c10d._get_default_store()      # the file:// store, independent of gloo's sockets
+    done_key = f"rank0_done_{kind}"
     if rank != 0:
-        time.sleep(wait_s)                 # stay alive past rank 0's timeout, then leave
+        with contextlib.suppress(Exception):
+            store.wait([done_key], datetime.timedelta(seconds=wait_s))
         return {"raised": None}
     t0 = time.perf_counter()
     try:
         if kind == "all_reduce":
-            dist.all_reduce(torch.ones(1))
+            dist.all_reduce(torch.ones(1), group=group)
         else:
-            dist.monitored_barrier(timeout=datetime.timedelta(seconds=2))
+            dist.monitored_barrier(group=group, timeout=datetime.timedelta(seconds=2))
         return {"raised": None}
-    except RuntimeError as exc:
-        return {"raised": type(exc).__name__, "message": str(exc), "seconds": time.perf_counter() - t0}
+    except Exception as exc:  # noqa: BLE001 - the type is part of the result
+        return {"raised": type(exc).__name__, "is_runtime_error": isinstance(exc, RuntimeError),
+                "message": str(exc), "seconds": time.perf_counter() - t0}
+    finally:
+        store.set(done_key, "1")
 
 
 def _no_sync_accumulation(rank: int, world: int, k: int = 4, lr: float = 0.1) -> dict[str, Any]:
@@ -189,8 +209,8 @@ def _no_sync_accumulation(rank: int, world: int, k: int = 4, lr: float = 0.1) ->
     return {"params": params_nosync, "params_every_step": params_sync, "allreduce_calls": [calls_every, calls_last]}
 
 
-def _unused_params(rank: int, world: int, find_unused: bool) -> dict[str, Any]:
-    """A model with a head that forward never uses."""
+def _unused_params(rank: int, world: int, find_unused: bool = False, static_graph: bool = False) -> dict[str, Any]:
+    """A model with a head that forward never uses (the same unused set every iteration)."""
     class TwoHeads(nn.Module):
         def __init__(self) -> None:
             super().__init__()
@@ -200,7 +220,7 @@ def _unused_params(rank: int, world: int, find_unused: bool) -> dict[str, Any]:
             return self.used(x)
 
     torch.manual_seed(0)
-    model = DDP(TwoHeads().double(), find_unused_parameters=find_unused)
+    model = DDP(TwoHeads().double(), find_unused_parameters=find_unused, static_graph=static_graph)
     opt = torch.optim.SGD(model.parameters(), lr=0.1)
     x, y = make_data(8)
     for it in range(3):
@@ -233,22 +253,30 @@ def _layerdrop(rank: int, world: int, mode: str, steps: int = 4, lr: float = 0.1
 
 
 def _save_load(rank: int, world: int, path: str) -> dict[str, Any]:
-    """Rank 0 saves; everyone waits; everyone loads with map_location and compares."""
-    model = DDP(_model())
+    """Each rank starts from its own weights (seed = rank, no DDP); rank 0 saves; barrier; every rank loads.
+
+    Returns each rank's weights before and after loading, so the caller can check that every rank ends
+    with rank 0's weights (and that the others really started from different ones).
+    """
+    model = make_mlp([4, 8, 1], nn.Tanh, seed=rank).double()
+    own = _params(model)
     if rank == 0:
-        torch.save(model.module.state_dict(), path)
+        torch.save(model.state_dict(), path)
     dist.barrier()
-    loaded = torch.load(path, map_location="cpu")
-    return {"same_as_own": all(torch.equal(loaded[k], v) for k, v in model.module.state_dict().items())}
+    model.load_state_dict(torch.load(path, map_location="cpu"))
+    return {"own": own, "loaded": _params(model)}
 
 
 def _init_broadcast(rank: int, world: int) -> dict[str, Any]:
     """Ranks seed differently; DDP's constructor broadcasts rank 0's weights; editing one replica desyncs them."""
     torch.manual_seed(100 + rank)
     model = make_mlp([4, 8, 1], nn.Tanh).double()       # initialised from this rank's own RNG
-    before = _params(model)
+    model.register_buffer("stat", torch.full((2,), float(rank), dtype=torch.float64))   # a per-rank buffer
+    before, buffer_before = _params(model), model.stat.tolist()
+    rng_before = torch.get_rng_state()
     ddp_model = DDP(model)
-    after = _params(ddp_model.module)
+    rng_untouched = torch.equal(rng_before, torch.get_rng_state())
+    after, buffer_after = _params(ddp_model.module), ddp_model.module.stat.tolist()
     augmentation_draw = torch.rand(3).tolist()          # per-rank RNG stream, e.g. for data augmentation
     if rank == 0:
         with torch.no_grad():
@@ -258,7 +286,8 @@ def _init_broadcast(rank: int, world: int) -> dict[str, Any]:
     opt.zero_grad()
     F.mse_loss(ddp_model(x), y).backward()
     opt.step()
-    return {"before": before, "after": after, "draw": augmentation_draw, "after_step": _params(ddp_model.module)}
+    return {"before": before, "after": after, "buffer_before": buffer_before, "buffer_after": buffer_after,
+            "rng_untouched": rng_untouched, "draw": augmentation_draw, "after_step": _params(ddp_model.module)}
 
 
 def _nccl_all_reduce(rank: int, world: int) -> dict[str, Any]:
@@ -268,8 +297,22 @@ def _nccl_all_reduce(rank: int, world: int) -> dict[str, Any]:
     return {"value": t.cpu().tolist()}
 
 
-def _listeners(rank: int, world: int) -> dict[str, Any]:
-    """Local addresses of this process's listening TCP sockets (Linux /proc), e.g. ['127.0.0.1:43121']."""
+def _listeners(rank: int, world: int, probe_store: bool = False) -> dict[str, Any]:
+    """Local addresses of this process's listening TCP sockets (Linux /proc), e.g. ['127.0.0.1:43121'].
+
+    ``probe_store=True`` (rank 0 only) then also starts the TCPStore that ``env://`` would use, asked for
+    host 127.0.0.1, and reports where it listens (``store_listening``): the counterfactual to file://.
+    """
+    out: dict[str, Any] = {"listening": _listening_addresses()}
+    if probe_store and rank == 0:
+        store = dist.TCPStore("127.0.0.1", 0, world_size=1, is_master=True, timeout=datetime.timedelta(seconds=5))
+        port = store.port
+        out["store_listening"] = [a for a in _listening_addresses() if a.endswith(f":{port}")]
+        del store
+    return out
+
+
+def _listening_addresses() -> list[str]:
     inodes = set()
     for fd in os.listdir("/proc/self/fd"):
         try:
@@ -296,7 +339,7 @@ def _listeners(rank: int, world: int) -> dict[str, Any]:
                 words = [raw[i:i + 4][::-1] for i in range(0, 16, 4)]
                 ip = ":".join(b"".join(words)[i:i + 2].hex() for i in range(0, 16, 2))
             found.append(f"{ip}:{int(hex_port, 16)}")
-    return {"listening": sorted(found)}
+    return sorted(found)
 
 
 def _batch(rank: int, world: int, jobs: list[tuple[str, dict]]) -> dict[str, Any]:

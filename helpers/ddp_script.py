@@ -2,7 +2,8 @@
 
     torchrun --nproc_per_node=2 --master_addr=127.0.0.1 --master_port=PORT -m helpers.ddp_script --out result.json
 
-torchrun sets RANK, LOCAL_RANK, WORLD_SIZE, MASTER_ADDR and MASTER_PORT; init_method defaults to env://.
+torchrun sets RANK, LOCAL_RANK, WORLD_SIZE, MASTER_ADDR and MASTER_PORT (each rank reports them back);
+init_method defaults to env://.
 """
 
 from __future__ import annotations
@@ -16,6 +17,8 @@ import torch.distributed as dist
 
 from helpers.ddp import SCENARIOS
 
+ENV_VARS = ("RANK", "LOCAL_RANK", "WORLD_SIZE", "MASTER_ADDR", "MASTER_PORT")
+
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__)
@@ -26,7 +29,9 @@ def main() -> None:
     rank, world = dist.get_rank(), dist.get_world_size()
     result = SCENARIOS["train"](rank, world)
     gathered = [None] * world
-    dist.all_gather_object(gathered, {"rank": rank, "local_rank": int(os.environ["LOCAL_RANK"]), "result": result})
+    env = {k: os.environ[k] for k in ENV_VARS}
+    dist.all_gather_object(gathered, {"rank": rank, "local_rank": int(os.environ["LOCAL_RANK"]), "env": env,
+                                      "result": result})
     if rank == 0:
         with open(args.out, "w", encoding="utf-8") as f:
             json.dump({"world_size": world, "ranks": gathered}, f)
