@@ -56,9 +56,14 @@ def _as_3x3(m, name: str) -> torch.Tensor:
         t = torch.cat([t, bottom], dim=-2)
     elif not torch.allclose(t[..., 2, :], torch.tensor([0.0, 0.0, 1.0], dtype=torch.float64)):
         raise ValueError(f"{name}'s last row must be [0, 0, 1] for an affine map")
-    det = torch.linalg.det(t[..., :2, :2])
-    if bool((det.abs() < 1e-12).any()):
-        raise ValueError(f"{name} is singular (determinant {det.abs().min().item():.3g}): it has no inverse")
+    # Relative test: the ratio of the smallest to the largest singular value of the linear part does not
+    # depend on the overall scale, so 1e-7·I is accepted while [[1, 2], [2, 4]] is not.
+    sv = torch.linalg.svdvals(t[..., :2, :2])
+    ratio = torch.where(sv[..., 0] > 0, sv[..., -1] / sv[..., 0].clamp_min(torch.finfo(torch.float64).tiny),
+                        torch.zeros_like(sv[..., 0]))
+    if bool((ratio < 1e-12).any()):
+        raise ValueError(f"{name} is singular (smallest/largest singular value {ratio.min().item():.3g}): "
+                         "it has no inverse")
     return t
 
 

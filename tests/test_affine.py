@@ -61,6 +61,15 @@ def test_bad_matrices(bad, match):
         cv2_to_theta(bad, (4, 4), (4, 4))
 
 
+def test_singularity_is_relative_to_scale():
+    tiny = 1e-7 * np.eye(2, 3)                      # invertible, only small: determinant 1e-14
+    np.testing.assert_allclose(theta_to_cv2(cv2_to_theta(tiny, (4, 4), (4, 4)), (4, 4), (4, 4)), tiny, atol=1e-15)
+    with pytest.raises(ValueError, match="singular"):
+        cv2_to_theta(np.array([[1.0, 0.0, 0.0], [0.0, 1e-13, 0.0]]), (4, 4), (4, 4))
+    with pytest.raises(ValueError, match="singular"):   # one singular matrix in a batch is enough
+        cv2_to_theta(np.stack([np.eye(2, 3), np.array([[1.0, 2.0, 0.0], [2.0, 4.0, 0.0]])]), (4, 4), (4, 4))
+
+
 def test_bad_sizes_and_flags():
     with pytest.raises(ValueError, match="height, width"):
         cv2_to_theta(np.eye(3), (4, 0), (4, 4))
