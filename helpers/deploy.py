@@ -1,8 +1,9 @@
-"""Deployment helpers for notebook 15: a quiet ONNX export and channel significance for pruning."""
+"""Deployment helpers for notebook 15: a quiet ONNX export, channel significance and channel removal for pruning."""
 
 from __future__ import annotations
 
 import contextlib
+import copy
 import io
 import logging
 import os
@@ -14,7 +15,7 @@ from collections.abc import Iterator
 import torch
 from torch import nn
 
-__all__ = ["captured_output", "export_onnx", "channel_significance"]
+__all__ = ["captured_output", "export_onnx", "channel_significance", "drop_channels"]
 
 
 @contextlib.contextmanager
@@ -81,3 +82,56 @@ def channel_significance(model: nn.Module, rel_threshold: float = 1e-3) -> dict[
             continue
         weak[name] = [int(i) for i in torch.nonzero(score < rel_threshold * score.max()).flatten()]
     return weak
+
+
+def _keep(t: torch.Tensor, dim: int, keep: torch.Tensor) -> nn.Parameter | torch.Tensor:
+    sliced = t.detach().index_select(dim, keep).clone()
+    return nn.Parameter(sliced, requires_grad=t.requires_grad) if isinstance(t, nn.Parameter) else sliced
+
+
+def drop_channels(model: nn.Sequential, index: int, channels: list[int]) -> nn.Sequential:
+    """A copy of ``model`` with output channels ``channels`` of the convolution ``model[index]`` removed.
+
+    Structured pruning for a plain ``nn.Sequential``: the convolution (``Conv2d`` or ``ConvTranspose2d``,
+    ``groups=1``) loses those output channels and their bias, every ``BatchNorm2d`` after it loses them
+    (parameters and running statistics), and the next convolution loses the matching input channels.
+    Modules in between must act per channel (activations, dropout, pooling); a ``Linear`` or any other
+    module that mixes channels raises ``ValueError``. The original model is not modified.
+    """
+    if not isinstance(model, nn.Sequential):
+        raise TypeError(f"model must be an nn.Sequential, got {type(model).__name__}")
+    convs = (nn.Conv2d, nn.ConvTranspose2d)
+    if not 0 <= index < len(model) or not isinstance(model[index], convs):
+        raise ValueError(f"model[{index}] must be a Conv2d or ConvTranspose2d")
+    layer = model[index]
+    n_out = layer.out_channels
+    drop = sorted(set(int(c) for c in channels))
+    if not drop or drop[0] < 0 or drop[-1] >= n_out or len(drop) == n_out:
+        raise ValueError(f"channels must be a non-empty proper subset of range({n_out}), got {channels}")
+    pruned = copy.deepcopy(model)
+    keep = torch.tensor([c for c in range(n_out) if c not in drop], dtype=torch.long)
+    conv = pruned[index]
+    if conv.groups != 1:
+        raise ValueError("grouped convolutions are not supported")
+    conv.weight = _keep(conv.weight, 1 if isinstance(conv, nn.ConvTranspose2d) else 0, keep)
+    if conv.bias is not None:
+        conv.bias = _keep(conv.bias, 0, keep)
+    conv.out_channels = len(keep)
+    per_channel = (nn.ReLU, nn.LeakyReLU, nn.ReLU6, nn.ELU, nn.SELU, nn.GELU, nn.SiLU, nn.Sigmoid, nn.Tanh,
+                   nn.Identity, nn.Dropout, nn.Dropout2d, nn.MaxPool2d, nn.AvgPool2d)
+    for m in list(pruned)[index + 1:]:
+        if isinstance(m, nn.BatchNorm2d):
+            if m.affine:
+                m.weight, m.bias = _keep(m.weight, 0, keep), _keep(m.bias, 0, keep)
+            if m.track_running_stats:
+                m.running_mean, m.running_var = _keep(m.running_mean, 0, keep), _keep(m.running_var, 0, keep)
+            m.num_features = len(keep)
+        elif isinstance(m, convs):
+            if m.groups != 1:
+                raise ValueError("grouped convolutions are not supported")
+            m.weight = _keep(m.weight, 0 if isinstance(m, nn.ConvTranspose2d) else 1, keep)
+            m.in_channels = len(keep)
+            return pruned
+        elif not isinstance(m, per_channel):
+            raise ValueError(f"cannot drop channels through {type(m).__name__}")
+    return pruned

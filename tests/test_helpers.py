@@ -223,3 +223,31 @@ def test_channel_significance_and_validation():
         channel_significance(conv, 2.0)
     with pytest.raises(TypeError, match="tuple"):
         export_onnx(conv, torch.zeros(1), "x.onnx")
+
+
+def test_drop_channels_shapes_output_and_validation():
+    from torch import nn
+
+    from helpers.deploy import drop_channels
+
+    torch.manual_seed(0)
+    model = nn.Sequential(nn.Conv2d(3, 5, 3), nn.BatchNorm2d(5), nn.ReLU(), nn.ConvTranspose2d(5, 4, 2, stride=2),
+                          nn.ReLU(), nn.Conv2d(4, 2, 1)).eval()
+    with torch.no_grad():
+        model[0].weight[1].zero_()
+        model[0].bias[1] = 0.0          # channel 1 of layer 0 outputs exactly 0 -> BN (beta 0, mean 0) -> 0
+        model[3].weight[:, 2].zero_()
+        model[3].bias[2] = -1.0         # negative constant, killed by the ReLU
+    x = torch.randn(2, 3, 6, 6)
+    pruned = drop_channels(drop_channels(model, 0, [1]), 3, [2])
+    assert model[0].out_channels == 5 and model[0].weight.shape[0] == 5          # original untouched
+    assert pruned[0].weight.shape == (4, 3, 3, 3) and pruned[1].running_mean.shape == (4,)
+    assert pruned[3].weight.shape == (4, 3, 2, 2) and pruned[5].weight.shape == (2, 3, 1, 1)
+    torch.testing.assert_close(pruned(x), model(x))
+    assert (drop_channels(model, 0, [0])(x) - model(x)).abs().max() > 1e-3
+    with pytest.raises(ValueError, match="subset"):
+        drop_channels(model, 0, [0, 1, 2, 3, 4])
+    with pytest.raises(ValueError, match="Conv2d"):
+        drop_channels(model, 1, [0])
+    with pytest.raises(ValueError, match="Linear"):
+        drop_channels(nn.Sequential(nn.Conv2d(1, 2, 1), nn.Linear(2, 1)), 0, [0])
