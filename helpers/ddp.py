@@ -16,6 +16,7 @@ Design decisions, each from a measured failure:
 from __future__ import annotations
 
 import contextlib
+import copy
 import datetime
 import multiprocessing as mp
 import os
@@ -34,7 +35,8 @@ from torch.nn.parallel import DistributedDataParallel as DDP
 
 from helpers.models import make_mlp
 
-__all__ = ["run", "make_data", "train_reference", "layerdrop_reference", "SCENARIOS", "WorkerError"]
+__all__ = ["run", "make_data", "train_reference", "layerdrop_reference", "two_heads_reference", "TwoHeads",
+           "SCENARIOS", "WorkerError"]
 
 
 class WorkerError(RuntimeError):
@@ -72,6 +74,38 @@ def train_reference(sizes: list[int], steps: int = 5, lr: float = 0.1) -> list[l
         F.mse_loss(model(x), y).backward()
         opt.step()
     return _params(model)
+
+
+class TwoHeads(nn.Module):
+    """Two linear heads; forward uses only ``used``, so ``unused`` never gets a gradient."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.used, self.unused = nn.Linear(4, 1), nn.Linear(4, 1)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.used(x)
+
+
+def _two_heads() -> TwoHeads:
+    torch.manual_seed(0)
+    return TwoHeads().double()
+
+
+def two_heads_reference(steps: int = 3, lr: float = 0.1) -> dict[str, list[list[float]]]:
+    """Single process, plain SGD on the 8 samples every rank of ``_unused_params`` sees.
+
+    Returns the initial and the final parameters (the unused head keeps its initial values).
+    """
+    x, y = make_data(8)
+    model = _two_heads()
+    initial = _params(model)
+    opt = torch.optim.SGD(model.parameters(), lr=lr)
+    for _ in range(steps):
+        opt.zero_grad()
+        F.mse_loss(model(x), y).backward()
+        opt.step()
+    return {"initial": initial, "final": _params(model)}
 
 
 class LayerDropNet(nn.Module):
@@ -211,16 +245,7 @@ def _no_sync_accumulation(rank: int, world: int, k: int = 4, lr: float = 0.1) ->
 
 def _unused_params(rank: int, world: int, find_unused: bool = False, static_graph: bool = False) -> dict[str, Any]:
     """A model with a head that forward never uses (the same unused set every iteration)."""
-    class TwoHeads(nn.Module):
-        def __init__(self) -> None:
-            super().__init__()
-            self.used, self.unused = nn.Linear(4, 1), nn.Linear(4, 1)
-
-        def forward(self, x: torch.Tensor) -> torch.Tensor:
-            return self.used(x)
-
-    torch.manual_seed(0)
-    model = DDP(TwoHeads().double(), find_unused_parameters=find_unused, static_graph=static_graph)
+    model = DDP(_two_heads(), find_unused_parameters=find_unused, static_graph=static_graph)
     opt = torch.optim.SGD(model.parameters(), lr=0.1)
     x, y = make_data(8)
     for it in range(3):
@@ -233,14 +258,14 @@ def _unused_params(rank: int, world: int, find_unused: bool = False, static_grap
     return {"failed_at_iteration": None, "params": _params(model.module)}
 
 
-def _layerdrop(rank: int, world: int, mode: str, steps: int = 4, lr: float = 0.1) -> dict[str, Any]:
+def _layerdrop(rank: int, world: int, mode: str, steps: int = 4, lr: float = 0.1, momentum: float = 0.0) -> dict[str, Any]:
     """Layer drop with a different pattern per rank. mode: 'plain', 'find_unused', 'static_graph', 'mask'."""
     x, y = make_data(16, seed=3)
     sizes = [16 // world] * world
     xs, ys = x[_shard(rank, sizes)], y[_shard(rank, sizes)]
     kw = {"find_unused_parameters": mode == "find_unused", "static_graph": mode == "static_graph"}
     model = DDP(LayerDropNet(), **kw)
-    opt = torch.optim.SGD(model.parameters(), lr=lr)
+    opt = torch.optim.SGD(model.parameters(), lr=lr, momentum=momentum)
     for step in range(steps):
         try:
             opt.zero_grad()
@@ -268,7 +293,11 @@ def _save_load(rank: int, world: int, path: str) -> dict[str, Any]:
 
 
 def _init_broadcast(rank: int, world: int) -> dict[str, Any]:
-    """Ranks seed differently; DDP's constructor broadcasts rank 0's weights; editing one replica desyncs them."""
+    """Ranks seed differently; DDP's constructor broadcasts rank 0's weights; editing one replica desyncs them.
+
+    Counterfactuals in the same run: one step of an unedited copy keeps the replicas equal, and a draw after
+    the same ``torch.manual_seed(0)`` on every rank is the same on every rank.
+    """
     torch.manual_seed(100 + rank)
     model = make_mlp([4, 8, 1], nn.Tanh).double()       # initialised from this rank's own RNG
     model.register_buffer("stat", torch.full((2,), float(rank), dtype=torch.float64))   # a per-rank buffer
@@ -278,16 +307,58 @@ def _init_broadcast(rank: int, world: int) -> dict[str, Any]:
     rng_untouched = torch.equal(rng_before, torch.get_rng_state())
     after, buffer_after = _params(ddp_model.module), ddp_model.module.stat.tolist()
     augmentation_draw = torch.rand(3).tolist()          # per-rank RNG stream, e.g. for data augmentation
+    x, y = make_data(8)
+    unedited = DDP(copy.deepcopy(ddp_model.module))
+    unedited_opt = torch.optim.SGD(unedited.parameters(), lr=0.1)
+    F.mse_loss(unedited(x), y).backward()
+    unedited_opt.step()
+    torch.manual_seed(0)
+    same_seed_draw = torch.rand(3).tolist()
     if rank == 0:
         with torch.no_grad():
             ddp_model.module[0].weight.add_(1.0)        # a change on one rank only, outside autograd
     opt = torch.optim.SGD(ddp_model.parameters(), lr=0.1)
-    x, y = make_data(8)
     opt.zero_grad()
     F.mse_loss(ddp_model(x), y).backward()
     opt.step()
     return {"before": before, "after": after, "buffer_before": buffer_before, "buffer_after": buffer_after,
-            "rng_untouched": rng_untouched, "draw": augmentation_draw, "after_step": _params(ddp_model.module)}
+            "rng_untouched": rng_untouched, "draw": augmentation_draw, "same_seed_draw": same_seed_draw,
+            "after_step": _params(ddp_model.module), "after_step_unedited": _params(unedited.module)}
+
+
+def _group_facts(rank: int, world: int) -> dict[str, Any]:
+    """Inside the running gloo group: the timeout a new group gets without ``timeout=``, and SyncBatchNorm on CPU.
+
+    ``default_timeout_s``: a ``dist.new_group(backend="gloo")`` created without ``timeout=`` (private API
+    ``_get_backend(cpu).options._timeout``); ``world_timeout_s``: the world group, created with ``timeout=``.
+    SyncBatchNorm in training mode on a CPU input, in the 2-rank world group and in a 1-rank subgroup of this
+    rank alone: the exception it raises (None if it did not). Its eval-mode output is compared with BatchNorm2d's.
+    """
+    def timeout_s(group: Any) -> float:
+        return group._get_backend(torch.device("cpu")).options._timeout.total_seconds()
+
+    default_group = dist.new_group(backend="gloo")
+    singles = [dist.new_group([r], backend="gloo") for r in range(world)]   # every rank creates every group
+
+    def raised(fn: Callable[[], Any]) -> dict[str, str] | None:
+        try:
+            fn()
+        except Exception as exc:  # noqa: BLE001 - the type is part of the result
+            return {"type": type(exc).__name__, "message": str(exc)}
+        return None
+
+    x = torch.randn(4, 3, 2, 2, generator=torch.Generator().manual_seed(rank))
+    torch.manual_seed(0)
+    bn = nn.BatchNorm2d(3)
+    with torch.no_grad():
+        bn.weight.copy_(torch.linspace(0.5, 1.5, 3))
+        bn.running_mean.copy_(torch.linspace(-1, 1, 3))
+    sync = nn.SyncBatchNorm.convert_sync_batchnorm(copy.deepcopy(bn))
+    single = nn.SyncBatchNorm.convert_sync_batchnorm(copy.deepcopy(bn), process_group=singles[rank])
+    return {"default_timeout_s": timeout_s(default_group), "world_timeout_s": timeout_s(dist.group.WORLD),
+            "world_size_single": dist.get_world_size(singles[rank]),
+            "train_raised": raised(lambda: sync(x)), "single_raised": raised(lambda: single(x)),
+            "eval_equal": torch.equal(sync.eval()(x), bn.eval()(x))}
 
 
 def _nccl_all_reduce(rank: int, world: int) -> dict[str, Any]:
@@ -351,7 +422,7 @@ def _batch(rank: int, world: int, jobs: list[tuple[str, dict]]) -> dict[str, Any
 SCENARIOS: dict[str, Callable[..., dict[str, Any]]] = {
     "batch": _batch, "listeners": _listeners, "no_sync_accumulation": _no_sync_accumulation, "init_broadcast": _init_broadcast, "nccl_all_reduce": _nccl_all_reduce,
     "train": _train, "collective_on_one_rank": _collective_on_one_rank, "unused_params": _unused_params,
-    "layerdrop": _layerdrop, "save_load": _save_load,
+    "layerdrop": _layerdrop, "save_load": _save_load, "group_facts": _group_facts,
 }
 
 

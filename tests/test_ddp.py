@@ -47,3 +47,25 @@ def test_one_rank_collective_times_out_while_the_other_waits():
     (s0, r0), (s1, r1) = ddp.run("collective_on_one_rank", timeout_s=2)
     assert (s0, s1) == ("ok", "ok") and r1 == {"raised": None}
     assert r0["is_runtime_error"] and "Timed out waiting 2000ms" in r0["message"] and r0["seconds"] >= 1.9
+
+
+def test_two_heads_reference_leaves_the_unused_head_alone():
+    ref = ddp.two_heads_reference()
+    assert ref["final"][2:] == ref["initial"][2:] and ref["final"][:2] != ref["initial"][:2]
+
+
+def test_group_facts_and_find_unused_with_momentum():
+    jobs = [("group_facts", {}), ("layerdrop", {"mode": "find_unused", "momentum": 0.9}), ("init_broadcast", {})]
+    result = ddp.run("batch", jobs=jobs, timeout_s=20)
+    assert [status for status, _ in result] == ["ok", "ok"], result
+    facts, layerdrop, init = result[0][1]["results"]
+    assert facts["default_timeout_s"] == 1800 and facts["world_timeout_s"] == 20 and facts["world_size_single"] == 1
+    for key in ("train_raised", "single_raised"):
+        assert facts[key]["type"] == "ValueError" and "expected input tensor to be on GPU" in facts[key]["message"]
+    assert facts["eval_equal"]
+    gap = lambda a, b: max(abs(x - y) for pa, pb in zip(a, b) for x, y in zip(pa, pb))  # noqa: E731
+    assert gap(layerdrop["params"], ddp.layerdrop_reference(momentum=0.9)) < 1e-12
+    assert gap(layerdrop["params"], ddp.layerdrop_reference(mask=True, momentum=0.9)) > 1e-4
+    other = result[1][1]["results"][2]
+    assert init["after_step_unedited"] == other["after_step_unedited"] and init["after_step"] != other["after_step"]
+    assert init["same_seed_draw"] == other["same_seed_draw"] and init["draw"] != other["draw"]
