@@ -18,10 +18,12 @@ __all__ = [
     "GlobalNumpyDataset",
     "OwnedRngDataset",
     "ThreadCountDataset",
+    "InitialSeedDataset",
     "reseed_owned_rng",
     "constant_seed_init",
     "BrokenDataset",
     "SelfKillingDataset",
+    "SelfBusErrorDataset",
 ]
 
 
@@ -76,6 +78,23 @@ class ThreadCountDataset(Dataset):
         return i, torch.get_num_threads(), _worker_id()
 
 
+class InitialSeedDataset(Dataset):
+    """Reports ``torch.initial_seed()`` as seen inside whoever loads the item.
+
+    In a DataLoader worker that is the seed the worker was started with
+    (``base_seed + worker_id``), a 64-bit integer.
+    """
+
+    def __init__(self, n: int) -> None:
+        self.n = _check_length(n)
+
+    def __len__(self) -> int:
+        return self.n
+
+    def __getitem__(self, i: int) -> tuple[int, int, int]:
+        return i, torch.initial_seed(), _worker_id()
+
+
 def reseed_owned_rng(worker_id: int) -> None:
     """``worker_init_fn``: give the worker's copy of the Dataset its own generator.
 
@@ -117,4 +136,31 @@ class SelfKillingDataset(Dataset):
         if get_worker_info() is None:
             raise RuntimeError("SelfKillingDataset only makes sense with num_workers > 0")
         os.kill(os.getpid(), signal.SIGKILL)
+        return torch.zeros(1)
+
+
+class SelfBusErrorDataset(Dataset):
+    """Its worker process dies of SIGBUS, the signal a worker gets when a full ``/dev/shm`` cannot back
+    the shared memory it writes (notebook 16).
+
+    The worker's stderr (file descriptor 2), where DataLoader's SIGBUS handler prints its hint, is
+    redirected to ``stderr_path`` first, so the caller can read the hint and nothing reaches its own stderr.
+    """
+
+    def __init__(self, stderr_path: str) -> None:
+        self.stderr_path = str(stderr_path)
+
+    def __len__(self) -> int:
+        return 4
+
+    def __getitem__(self, i: int) -> torch.Tensor:
+        import os
+        import signal
+
+        if get_worker_info() is None:
+            raise RuntimeError("SelfBusErrorDataset only makes sense with num_workers > 0")
+        fd = os.open(self.stderr_path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+        os.dup2(fd, 2)
+        os.close(fd)
+        os.kill(os.getpid(), signal.SIGBUS)
         return torch.zeros(1)

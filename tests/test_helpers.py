@@ -55,7 +55,8 @@ def test_make_generator_reproducible():
 
 
 # --- data ------------------------------------------------------------------------------------
-@pytest.mark.parametrize("cls", [hd.GlobalNumpyDataset, hd.OwnedRngDataset, hd.ThreadCountDataset])
+@pytest.mark.parametrize("cls", [hd.GlobalNumpyDataset, hd.OwnedRngDataset, hd.ThreadCountDataset,
+                                 hd.InitialSeedDataset])
 @pytest.mark.parametrize("bad", [0, -3, 2.0, True])
 def test_datasets_validate_length(cls, bad):
     with pytest.raises(ValueError, match="positive int"):
@@ -76,6 +77,24 @@ def test_reseed_owned_rng_in_workers_gives_distinct_draws():
     draws = [d for _, d, _ in loader]
     assert not torch.equal(draws[0], draws[1])
 
+
+def test_initial_seed_dataset_reports_worker_seed():
+    torch.manual_seed(0)
+    assert hd.InitialSeedDataset(1)[0] == (0, 0, -1)  # main process: the seed just set
+    it = iter(DataLoader(hd.InitialSeedDataset(4), batch_size=None, num_workers=2))
+    seen = {(worker, seed) for _, seed, worker in it}
+    assert seen == {(0, it._base_seed), (1, it._base_seed + 1)}
+
+
+
+def test_self_bus_error_dataset(tmp_path):
+    with pytest.raises(RuntimeError, match="num_workers > 0"):
+        hd.SelfBusErrorDataset(tmp_path / "e.txt")[0]
+    err_file = tmp_path / "worker_stderr.txt"
+    with pytest.raises(RuntimeError, match="DataLoader worker") as info:
+        next(iter(DataLoader(hd.SelfBusErrorDataset(err_file), num_workers=1)))
+    assert "killed by signal: Bus error" in f"{info.value} {info.value.__cause__}"
+    assert "insufficient shared memory" in err_file.read_text()
 
 # --- device ----------------------------------------------------------------------------------
 def test_pick_device():
