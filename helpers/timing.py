@@ -92,7 +92,7 @@ def time_interleaved(
     count afterwards. On a busy CPU a multi-threaded kernel waits for its slowest
     thread, which the OS may have paused, so vectorised code is slowed far more than
     a loop of tiny ops; comparisons meant to hold on a reader's busy laptop time on
-    one thread (measured in notebook 03).
+    one thread.
     """
     if not isinstance(fns, dict) or not fns:
         raise ValueError("fns must be a non-empty dict of name -> callable")
