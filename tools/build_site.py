@@ -14,6 +14,7 @@ import ast
 import csv
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -44,8 +45,16 @@ def colab_url(name: str) -> str:
     return f"https://colab.research.google.com/github/{slug}/blob/main/notebooks/{name}"
 
 
+_CODE_SPAN = re.compile(r"(`+[^`]*`+)")
+
+
 def md_cell_escape(text: str) -> str:
-    return text.replace("|", "\\|").replace("\n", " ")
+    """Make ``text`` safe inside a Markdown table cell: ``|`` and newlines everywhere, and outside code spans
+    the characters Markdown would read as emphasis (``w*c``, ``__call__``) or escapes."""
+    parts = _CODE_SPAN.split(text.replace("\n", " "))
+    for i in range(0, len(parts), 2):  # even parts are outside code spans
+        parts[i] = re.sub(r"([\\*_])", r"\\\1", parts[i])
+    return "".join(parts).replace("|", "\\|")
 
 
 def read_tsv(name: str) -> list[dict[str, str]]:
@@ -232,7 +241,8 @@ def errors_page(infos: list[dict]) -> str:
     for info in infos:
         for e in info["errors"]:
             msg = e["message"].strip().splitlines()[0] if e["message"].strip() else "(any message)"
-            label = md_cell_escape(f"{info['num']} · {e['section'] or info['title']}").replace("`", "")
+            # raw text inside a {ref} role: Markdown escapes would show literally
+            label = f"{info['num']} · {e['section'] or info['title']}".replace("`", "").replace("|", "\\|")
             where = f"{{ref}}`{label} <{e['anchor']}>`"
             lines.append(f"| `{e['ename']}` | {md_cell_escape(msg)} | {e['kind']} | {where} |")
     return "\n".join(lines) + "\n"
