@@ -155,10 +155,14 @@ class SelfBusErrorDataset(Dataset):
 
     def __getitem__(self, i: int) -> torch.Tensor:
         import os
+        import resource
         import signal
 
         if get_worker_info() is None:
             raise RuntimeError("SelfBusErrorDataset only makes sense with num_workers > 0")
+        # SIGBUS dumps core by default: with an unlimited core size (common in containers) that would
+        # write a large `core` file into the working directory. Only this worker's limit changes.
+        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
         fd = os.open(self.stderr_path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
         os.dup2(fd, 2)
         os.close(fd)
