@@ -168,3 +168,22 @@ class SelfBusErrorDataset(Dataset):
         os.close(fd)
         os.kill(os.getpid(), signal.SIGBUS)
         return torch.zeros(1)
+
+
+def workers_gone(timeout: float = 10.0, poll: float = 0.05) -> bool:
+    """True once this process has no live child processes (DataLoader workers), polling up to ``timeout`` s.
+
+    A worker exits shortly after its iterator is garbage-collected, not at that instant (how long it
+    takes varies between torch releases), so check with a deadline instead of once.
+    """
+    import multiprocessing
+    import time
+
+    if timeout < 0 or poll <= 0:
+        raise ValueError(f"timeout must be >= 0 and poll > 0, got timeout={timeout}, poll={poll}")
+    deadline = time.monotonic() + timeout
+    while multiprocessing.active_children():
+        if time.monotonic() >= deadline:
+            return False
+        time.sleep(poll)
+    return True

@@ -31,8 +31,9 @@ def test_seed_everything_deterministic_flag_is_undoable():
         torch.backends.cudnn.deterministic = False
 
 
-@pytest.mark.parametrize("bad, exc", [(-1, ValueError), (2**32, ValueError), (1.5, TypeError), ("1", TypeError),
-                                      (True, TypeError)])
+@pytest.mark.parametrize(
+    "bad, exc", [(-1, ValueError), (2**32, ValueError), (1.5, TypeError), ("1", TypeError), (True, TypeError)]
+)
 def test_seed_validation(bad, exc):
     with pytest.raises(exc, match="seed"):
         seed_everything(bad)
@@ -55,8 +56,9 @@ def test_make_generator_reproducible():
 
 
 # --- data ------------------------------------------------------------------------------------
-@pytest.mark.parametrize("cls", [hd.GlobalNumpyDataset, hd.OwnedRngDataset, hd.ThreadCountDataset,
-                                 hd.InitialSeedDataset])
+@pytest.mark.parametrize(
+    "cls", [hd.GlobalNumpyDataset, hd.OwnedRngDataset, hd.ThreadCountDataset, hd.InitialSeedDataset]
+)
 @pytest.mark.parametrize("bad", [0, -3, 2.0, True])
 def test_datasets_validate_length(cls, bad):
     with pytest.raises(ValueError, match="positive int"):
@@ -73,7 +75,9 @@ def test_reseed_owned_rng_outside_worker():
 
 
 def test_reseed_owned_rng_in_workers_gives_distinct_draws():
-    loader = DataLoader(hd.OwnedRngDataset(4), batch_size=2, num_workers=2, worker_init_fn=hd.reseed_owned_rng)
+    loader = DataLoader(
+        hd.OwnedRngDataset(4), batch_size=2, num_workers=2, worker_init_fn=hd.reseed_owned_rng
+    )
     draws = [d for _, d, _ in loader]
     assert not torch.equal(draws[0], draws[1])
 
@@ -86,7 +90,6 @@ def test_initial_seed_dataset_reports_worker_seed():
     assert seen == {(0, it._base_seed), (1, it._base_seed + 1)}
 
 
-
 def test_self_bus_error_dataset(tmp_path):
     with pytest.raises(RuntimeError, match="num_workers > 0"):
         hd.SelfBusErrorDataset(tmp_path / "e.txt")[0]
@@ -95,6 +98,7 @@ def test_self_bus_error_dataset(tmp_path):
         next(iter(DataLoader(hd.SelfBusErrorDataset(err_file), num_workers=1)))
     assert "killed by signal: Bus error" in f"{info.value} {info.value.__cause__}"
     assert "insufficient shared memory" in err_file.read_text()
+
 
 # --- device ----------------------------------------------------------------------------------
 def test_pick_device():
@@ -146,7 +150,9 @@ def test_time_fn_validation(kw):
 
 def test_time_interleaved_alternates_and_reports_minimum():
     order = []
-    out = time_interleaved({"a": lambda: order.append("a"), "b": lambda: order.append("b")}, repeat=3, warmup=1)
+    out = time_interleaved(
+        {"a": lambda: order.append("a"), "b": lambda: order.append("b")}, repeat=3, warmup=1
+    )
     assert order == ["a", "b"] * 4
     assert set(out) == {"a", "b"} and all(len(t.times) == 3 for t in out.values())
     assert Timing((3.0, 1.0, 2.0)).best == 1.0 and "best 1000.000 ms" in str(Timing((3.0, 1.0, 2.0)))
@@ -250,16 +256,22 @@ def test_drop_channels_shapes_output_and_validation():
     from helpers.deploy import drop_channels
 
     torch.manual_seed(0)
-    model = nn.Sequential(nn.Conv2d(3, 5, 3), nn.BatchNorm2d(5), nn.ReLU(), nn.ConvTranspose2d(5, 4, 2, stride=2),
-                          nn.ReLU(), nn.Conv2d(4, 2, 1)).eval()
+    model = nn.Sequential(
+        nn.Conv2d(3, 5, 3),
+        nn.BatchNorm2d(5),
+        nn.ReLU(),
+        nn.ConvTranspose2d(5, 4, 2, stride=2),
+        nn.ReLU(),
+        nn.Conv2d(4, 2, 1),
+    ).eval()
     with torch.no_grad():
         model[0].weight[1].zero_()
-        model[0].bias[1] = 0.0          # channel 1 of layer 0 outputs exactly 0 -> BN (beta 0, mean 0) -> 0
+        model[0].bias[1] = 0.0  # channel 1 of layer 0 outputs exactly 0 -> BN (beta 0, mean 0) -> 0
         model[3].weight[:, 2].zero_()
-        model[3].bias[2] = -1.0         # negative constant, killed by the ReLU
+        model[3].bias[2] = -1.0  # negative constant, killed by the ReLU
     x = torch.randn(2, 3, 6, 6)
     pruned = drop_channels(drop_channels(model, 0, [1]), 3, [2])
-    assert model[0].out_channels == 5 and model[0].weight.shape[0] == 5          # original untouched
+    assert model[0].out_channels == 5 and model[0].weight.shape[0] == 5  # original untouched
     assert pruned[0].weight.shape == (4, 3, 3, 3) and pruned[1].running_mean.shape == (4,)
     assert pruned[3].weight.shape == (4, 3, 2, 2) and pruned[5].weight.shape == (2, 3, 1, 1)
     torch.testing.assert_close(pruned(x), model(x))
@@ -270,3 +282,15 @@ def test_drop_channels_shapes_output_and_validation():
         drop_channels(model, 1, [0])
     with pytest.raises(ValueError, match="Linear"):
         drop_channels(nn.Sequential(nn.Conv2d(1, 2, 1), nn.Linear(2, 1)), 0, [0])
+
+
+def test_workers_gone_waits_for_a_child_and_validates():
+    import multiprocessing
+    import time
+
+    child = multiprocessing.get_context("fork").Process(target=time.sleep, args=(0.3,))
+    child.start()
+    assert not hd.workers_gone(timeout=0.0)
+    assert hd.workers_gone(timeout=10.0)
+    with pytest.raises(ValueError, match="timeout"):
+        hd.workers_gone(timeout=-1)
