@@ -11,7 +11,7 @@ export PATH := $(CURDIR)/$(VENV)/bin:$(PATH)
 JOBS   ?= 2
 NB     ?=
 
-.PHONY: help setup test site serve lab execute lock stress loadtest clean
+.PHONY: help setup test site serve lab execute lock stress loadtest matrix clean
 help:
 	@echo "make site     build the static site from the stored outputs into _build/html"
 	@echo "make test     helper + hygiene + site tests, then every notebook under nbval"
@@ -21,6 +21,7 @@ help:
 	@echo "make lock     regenerate requirements.txt from requirements.in"
 	@echo "make stress   50 consecutive DDP runs in one kernel (reliability of notebook 13)"
 	@echo "make loadtest 10 runs of each timing notebook while 2 CPU-bound processes compete"
+	@echo "make matrix   run every notebook under other torch versions (TORCH=\"2.11.0 2.15.0\"), write records"
 	@echo "make clean    remove _build (keeps .venv)"
 
 $(STAMP): requirements.txt
@@ -41,6 +42,7 @@ setup: $(STAMP)
 # One torch thread per worker: JOBS workers x N threads on a 2-core machine oversubscribe the cores
 # (notebook 00, C19) — measured here: 155 s with the default 2 threads each, 95 s with 1.
 test: $(STAMP)
+	$(BIN)/ruff check --quiet . && $(BIN)/ruff format --check --quiet .
 	OMP_NUM_THREADS=$${OMP_NUM_THREADS:-1} $(BIN)/python -m pytest -n $(JOBS) --dist loadfile --nbval tests notebooks
 
 site: $(STAMP)
@@ -61,6 +63,13 @@ stress: $(STAMP)
 
 loadtest: $(STAMP)
 	$(BIN)/python tools/load_test.py --runs $${RUNS:-10} $(NB)
+
+# The newest patch of every minor release from 2.0 (2.13.0 is the pin: it runs in .venv itself).
+TORCH ?= 2.0.1 2.1.2 2.2.2 2.3.1 2.4.1 2.5.1 2.6.0 2.7.1 2.8.0 2.9.1 2.10.0 2.11.0 2.12.1 2.13.0 2.14.1 2.15.0
+# Environments live outside the repo (FIELDNOTES_MATRIX_DIR, default ~/.cache/fieldnotes-matrix); DROP=1 deletes
+# each once its record is written; ONLY="02 16" re-runs those notebooks and updates the existing records.
+matrix: $(STAMP)
+	$(BIN)/python tools/matrix.py $(if $(DROP),--drop) $(if $(ONLY),--only $(ONLY)) $(TORCH)
 
 lock: $(STAMP)
 	$(BIN)/python tools/lock.py

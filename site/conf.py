@@ -12,10 +12,10 @@ author = "PyTorch Field Notes contributors"
 copyright = "2026, PyTorch Field Notes contributors"
 
 extensions = [
-    "myst_nb",                 # renders the stored notebooks (never executes them)
+    "myst_nb",  # renders the stored notebooks (never executes them)
     "sphinx-mathjax-offline",  # a local MathJax copy: math renders with no network
 ]
-nb_execution_mode = "off"      # the site shows exactly the outputs the tests verified
+nb_execution_mode = "off"  # the site shows exactly the outputs the tests verified
 nb_merge_streams = True
 myst_enable_extensions = ["dollarmath", "amsmath", "colon_fence", "deflist"]
 myst_heading_anchors = 3
@@ -25,9 +25,12 @@ myst_html_meta = {}
 exclude_patterns = ["_build", "**.ipynb_checkpoints", "jupyter_execute"]
 html_theme = "sphinx_book_theme"
 html_title = "PyTorch Field Notes"
-html_static_path = []
+html_static_path = ["_static"]
+html_css_files = ["fieldnotes.css"]  # the version grid of the claim ledger
 html_theme_options = {
-    "repository_url": os.environ.get("FIELDNOTES_REPO_URL", "https://github.com/pytorch-field-notes/field-notes"),
+    "repository_url": os.environ.get(
+        "FIELDNOTES_REPO_URL", "https://github.com/pytorch-field-notes/field-notes"
+    ),
     "use_repository_button": False,
     "use_download_button": True,
     "home_page_in_toc": True,
@@ -35,7 +38,7 @@ html_theme_options = {
 }
 html_context = {"default_mode": "light"}  # an explicit mode; an empty one logs a console error
 html_last_updated_fmt = None
-html_search_language = "zh"    # jieba segmentation: Chinese and English terms are both searchable
+html_search_language = "zh"  # jieba segmentation: Chinese and English terms are both searchable
 
 
 def _glossary_userdict() -> str:

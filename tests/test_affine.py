@@ -19,20 +19,26 @@ def torch_warp(img, theta, out_hw, ac):
 
 
 @pytest.mark.parametrize("ac", [False, True])
-@pytest.mark.parametrize("M, out_hw", [
-    (cv2.getRotationMatrix2D((30.0, 20.0), 25, 0.9), (48, 64)),
-    (np.array([[1.0, 0.0, 2.3], [0.0, 1.0, -1.7]]), (48, 64)),
-    (np.array([[0.5, 0.0, 0.0], [0.0, 0.5, 0.0]]), (24, 32)),
-])
+@pytest.mark.parametrize(
+    "M, out_hw",
+    [
+        (cv2.getRotationMatrix2D((30.0, 20.0), 25, 0.9), (48, 64)),
+        (np.array([[1.0, 0.0, 2.3], [0.0, 1.0, -1.7]]), (48, 64)),
+        (np.array([[0.5, 0.0, 0.0], [0.0, 0.5, 0.0]]), (24, 32)),
+    ],
+)
 def test_matches_opencv_on_the_interior(M, out_hw, ac):
     img = smooth_image()
     # float32: OpenCV interpolates float32 images exactly (float64 ones on a 1/32-pixel grid, see notebook 07)
-    ref = cv2.warpAffine(img, M, (out_hw[1], out_hw[0]), flags=cv2.INTER_LINEAR,
-                         borderMode=cv2.BORDER_CONSTANT, borderValue=0)
+    ref = cv2.warpAffine(
+        img, M, (out_hw[1], out_hw[0]), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT, borderValue=0
+    )
     got = torch_warp(img, cv2_to_theta(M, img.shape, out_hw, ac), out_hw, ac)
     inner = (slice(4, out_hw[0] - 4), slice(4, out_hw[1] - 4))
     src_ok = cv2.warpAffine(np.ones_like(img), M, (out_hw[1], out_hw[0]), borderValue=0) > 0.999
-    mask = np.zeros_like(src_ok); mask[inner] = True; mask &= src_ok
+    mask = np.zeros_like(src_ok)
+    mask[inner] = True
+    mask &= src_ok
     assert mask.sum() > 100
     assert np.abs(got - ref)[mask].max() < 1e-4
 
@@ -48,25 +54,34 @@ def test_roundtrip_and_batch():
 def test_identity_is_identity():
     assert torch.allclose(cv2_to_theta(np.eye(3), (5, 7), (5, 7)), torch.eye(2, 3, dtype=torch.float64))
     n = pixel_to_normalized((4, 10), False)
-    assert torch.allclose(n @ torch.tensor([-0.5, -0.5, 1.0], dtype=torch.float64),
-                          torch.tensor([-1.0, -1.0, 1.0], dtype=torch.float64))
+    assert torch.allclose(
+        n @ torch.tensor([-0.5, -0.5, 1.0], dtype=torch.float64),
+        torch.tensor([-1.0, -1.0, 1.0], dtype=torch.float64),
+    )
 
 
-@pytest.mark.parametrize("bad, match", [
-    (np.zeros((2, 3)), "singular"), (np.ones((2, 2)), "shape"), (np.array([[1, 0, 0], [0, 1, 0], [1, 0, 1]]), "last row"),
-    (np.array([[np.nan, 0, 0], [0, 1, 0]]), "NaN"),
-])
+@pytest.mark.parametrize(
+    "bad, match",
+    [
+        (np.zeros((2, 3)), "singular"),
+        (np.ones((2, 2)), "shape"),
+        (np.array([[1, 0, 0], [0, 1, 0], [1, 0, 1]]), "last row"),
+        (np.array([[np.nan, 0, 0], [0, 1, 0]]), "NaN"),
+    ],
+)
 def test_bad_matrices(bad, match):
     with pytest.raises(ValueError, match=match):
         cv2_to_theta(bad, (4, 4), (4, 4))
 
 
 def test_singularity_is_relative_to_scale():
-    tiny = 1e-7 * np.eye(2, 3)                      # invertible, only small: determinant 1e-14
-    np.testing.assert_allclose(theta_to_cv2(cv2_to_theta(tiny, (4, 4), (4, 4)), (4, 4), (4, 4)), tiny, atol=1e-15)
+    tiny = 1e-7 * np.eye(2, 3)  # invertible, only small: determinant 1e-14
+    np.testing.assert_allclose(
+        theta_to_cv2(cv2_to_theta(tiny, (4, 4), (4, 4)), (4, 4), (4, 4)), tiny, atol=1e-15
+    )
     with pytest.raises(ValueError, match="singular"):
         cv2_to_theta(np.array([[1.0, 0.0, 0.0], [0.0, 1e-13, 0.0]]), (4, 4), (4, 4))
-    with pytest.raises(ValueError, match="singular"):   # one singular matrix in a batch is enough
+    with pytest.raises(ValueError, match="singular"):  # one singular matrix in a batch is enough
         cv2_to_theta(np.stack([np.eye(2, 3), np.array([[1.0, 2.0, 0.0], [2.0, 4.0, 0.0]])]), (4, 4), (4, 4))
 
 

@@ -61,8 +61,9 @@ def test_claim_accepts_numpy_bool(capsys):
         claim("C3", "numpy false", np.array([1.0]).max() > 2.0, against=A)
 
 
-@pytest.mark.parametrize("bad", [[True], torch.tensor([True, True]), torch.tensor(1.0), None, 1, "yes",
-                                 np.array([True, False])])
+@pytest.mark.parametrize(
+    "bad", [[True], torch.tensor([True, True]), torch.tensor(1.0), None, 1, "yes", np.array([True, False])]
+)
 def test_claim_rejects_truthy_non_bools(bad):
     with pytest.raises(TypeError, match="condition"):
         claim("C4", "no truthiness", bad, against=A)
@@ -139,6 +140,8 @@ def test_skip_line_and_parse(capsys):
 
 
 def test_parse_ledger_ignores_lines_without_a_reference():
-    text = ("noise\n✔ C1 first" + LINE_TAIL + "\n✔ C12 second claim" + LINE_TAIL + " \n"
-            "✔ C2 old line without a reference\n✔ X1 not a claim" + LINE_TAIL + "\n")
+    text = (
+        "noise\n✔ C1 first" + LINE_TAIL + "\n✔ C12 second claim" + LINE_TAIL + " \n"
+        "✔ C2 old line without a reference\n✔ X1 not a claim" + LINE_TAIL + "\n"
+    )
     assert [(e.cid, e.statement) for e in parse_ledger(text)] == [("C1", "first"), ("C12", "second claim")]

@@ -42,9 +42,11 @@ def test_row_is_consistent(row):
     how, nb, claims = row["how"], row["notebook"], row["claims"].split()
     assert how in HOWS, f"{row['fact']}: unknown how {how!r}"
     if how == "planned":
-        assert nb not in existing, f"{row['fact']}: notebook {nb} exists, so this fact must be mapped, not planned"
+        assert nb not in existing, (
+            f"{row['fact']}: notebook {nb} exists, so this fact must be mapped, not planned"
+        )
         return
-    if how == "left-out" and nb == "--":             # no natural home in the catalogue
+    if how == "left-out" and nb == "--":  # no natural home in the catalogue
         assert row["note"], f"{row['fact']}: say why it is left out"
         return
     assert nb in existing, f"{row['fact']}: notebook {nb} does not exist"

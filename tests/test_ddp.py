@@ -5,10 +5,15 @@ import pytest
 from helpers import ddp
 
 
-@pytest.mark.parametrize("kwargs, match", [
-    ({"scenario": "nope"}, "unknown scenario"), ({"scenario": "train", "world_size": 0}, "world_size"),
-    ({"scenario": "train", "timeout_s": 0}, "positive"), ({"scenario": "train", "backend": "mpi"}, "backend"),
-])
+@pytest.mark.parametrize(
+    "kwargs, match",
+    [
+        ({"scenario": "nope"}, "unknown scenario"),
+        ({"scenario": "train", "world_size": 0}, "world_size"),
+        ({"scenario": "train", "timeout_s": 0}, "positive"),
+        ({"scenario": "train", "backend": "mpi"}, "backend"),
+    ],
+)
 def test_run_validates(kwargs, match):
     with pytest.raises(ValueError, match=match):
         ddp.run(**kwargs)
@@ -30,6 +35,7 @@ def test_layerdrop_mask_equals_drop_only_without_momentum():
     def gap(**kw):
         a, b = ddp.layerdrop_reference(**kw), ddp.layerdrop_reference(mask=True, **kw)
         return max(abs(x - y) for pa, pb in zip(a, b) for x, y in zip(pa, pb))
+
     assert gap() < 1e-12
     assert gap(momentum=0.9) > 1e-4
 
@@ -39,7 +45,7 @@ def test_workers_listen_on_loopback_only_but_a_tcpstore_does_not():
     addrs = [a for status, res in result for a in res["listening"]]
     assert addrs and all(a.startswith("127.0.0.1:") for a in addrs), addrs
     store = result[0][1]["store_listening"]
-    assert len(store) == 1 and set(store[0].rsplit(":", 1)[0]) <= set("0.:"), store   # 0.0.0.0 or [::]
+    assert len(store) == 1 and set(store[0].rsplit(":", 1)[0]) <= set("0.:"), store  # 0.0.0.0 or [::]
     assert "store_listening" not in result[1][1]
 
 
@@ -55,17 +61,31 @@ def test_two_heads_reference_leaves_the_unused_head_alone():
 
 
 def test_group_facts_and_find_unused_with_momentum():
-    jobs = [("group_facts", {}), ("layerdrop", {"mode": "find_unused", "momentum": 0.9}), ("init_broadcast", {})]
+    jobs = [
+        ("group_facts", {}),
+        ("layerdrop", {"mode": "find_unused", "momentum": 0.9}),
+        ("init_broadcast", {}),
+    ]
     result = ddp.run("batch", jobs=jobs, timeout_s=20)
     assert [status for status, _ in result] == ["ok", "ok"], result
     facts, layerdrop, init = result[0][1]["results"]
-    assert facts["default_timeout_s"] == 1800 and facts["world_timeout_s"] == 20 and facts["world_size_single"] == 1
+    assert (
+        facts["default_timeout_s"] == 1800
+        and facts["world_timeout_s"] == 20
+        and facts["world_size_single"] == 1
+    )
     for key in ("train_raised", "single_raised"):
-        assert facts[key]["type"] == "ValueError" and "expected input tensor to be on GPU" in facts[key]["message"]
+        assert (
+            facts[key]["type"] == "ValueError"
+            and "expected input tensor to be on GPU" in facts[key]["message"]
+        )
     assert facts["eval_equal"]
     gap = lambda a, b: max(abs(x - y) for pa, pb in zip(a, b) for x, y in zip(pa, pb))  # noqa: E731
     assert gap(layerdrop["params"], ddp.layerdrop_reference(momentum=0.9)) < 1e-12
     assert gap(layerdrop["params"], ddp.layerdrop_reference(mask=True, momentum=0.9)) > 1e-4
     other = result[1][1]["results"][2]
-    assert init["after_step_unedited"] == other["after_step_unedited"] and init["after_step"] != other["after_step"]
+    assert (
+        init["after_step_unedited"] == other["after_step_unedited"]
+        and init["after_step"] != other["after_step"]
+    )
     assert init["same_seed_draw"] == other["same_seed_draw"] and init["draw"] != other["draw"]

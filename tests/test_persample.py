@@ -19,7 +19,7 @@ def problem():
 
 def test_make_mlp_shapes_and_seed():
     m = make_mlp([4, 8, 8, 2], nn.Tanh, seed=3)
-    assert [type(l).__name__ for l in m] == ["Linear", "Tanh", "Linear", "Tanh", "Linear"]
+    assert [type(layer).__name__ for layer in m] == ["Linear", "Tanh", "Linear", "Tanh", "Linear"]
     assert torch.equal(m[0].weight, make_mlp([4, 8, 8, 2], nn.Tanh, seed=3)[0].weight)
     state = torch.random.get_rng_state()
     make_mlp([2, 2], seed=5)

@@ -11,7 +11,9 @@ README = (ROOT / "README.md").read_text(encoding="utf-8")
 
 
 def test_lock_is_exact():
-    lines = [ln for ln in (ROOT / "requirements.txt").read_text().splitlines() if ln and not ln.startswith("#")]
+    lines = [
+        ln for ln in (ROOT / "requirements.txt").read_text().splitlines() if ln and not ln.startswith("#")
+    ]
     assert lines, "requirements.txt is empty"
     for ln in lines:
         assert re.match(r"^[A-Za-z0-9_.\-\[\]]+==[^=\s]+$", ln), f"not an exact pin: {ln!r}"
@@ -21,8 +23,11 @@ def test_lock_is_exact():
 
 
 def test_lock_covers_requirements_in():
-    pinned = {ln.split("==")[0].lower().replace("_", "-") for ln in (ROOT / "requirements.txt").read_text().splitlines()
-              if "==" in ln}
+    pinned = {
+        ln.split("==")[0].lower().replace("_", "-")
+        for ln in (ROOT / "requirements.txt").read_text().splitlines()
+        if "==" in ln
+    }
     for ln in (ROOT / "requirements.in").read_text().splitlines():
         name = re.split(r"[=<>!~ ]", ln.strip(), maxsplit=1)[0].lower().replace("_", "-")
         if name and not name.startswith("#"):
@@ -35,7 +40,8 @@ def test_environment_yml_reads_the_same_pins():
     pip_lines = re.findall(r"^\s*- (-[re] .+)$", text, re.M)
     assert pip_lines == ["-r requirements.txt", "-e ."], (
         "environment.yml's pip section must read requirements.txt and install the project (so kernels can "
-        "`import helpers` without the Makefile's path file)")
+        "`import helpers` without the Makefile's path file)"
+    )
 
 
 def test_readme_commands_exist_and_ci_calls_the_test_command():
@@ -49,9 +55,20 @@ def test_readme_commands_exist_and_ci_calls_the_test_command():
 
 
 def test_gitignore_covers_generated_files():
-    ignored = subprocess.run(["git", "check-ignore", ".venv/x", "_build/x", "notebooks/__pycache__/x",
-                              ".pytest_cache/x", "notebooks/.ipynb_checkpoints/x"],
-                             cwd=ROOT, capture_output=True, text=True).stdout.split()
+    ignored = subprocess.run(
+        [
+            "git",
+            "check-ignore",
+            ".venv/x",
+            "_build/x",
+            "notebooks/__pycache__/x",
+            ".pytest_cache/x",
+            "notebooks/.ipynb_checkpoints/x",
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+    ).stdout.split()
     assert len(ignored) == 5, f"not ignored: {ignored}"
 
 

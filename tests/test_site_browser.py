@@ -13,14 +13,18 @@ from urllib.parse import unquote, urljoin, urlparse
 
 import pytest
 
-from tools.notebooks import ledger, notebook_paths, read
 from tools.browser import chromium_path, launch, serve
+from tools.notebooks import ledger, notebook_paths, read
 
 pytestmark = pytest.mark.browser
 if chromium_path() is None:
-    pytest.skip("browser tests skipped: no chromium found (apt-get install chromium, or set $CHROMIUM)",
-                allow_module_level=True)
-sync_api = pytest.importorskip("playwright.sync_api", reason="browser tests skipped: playwright not installed")
+    pytest.skip(
+        "browser tests skipped: no chromium found (apt-get install chromium, or set $CHROMIUM)",
+        allow_module_level=True,
+    )
+sync_api = pytest.importorskip(
+    "playwright.sync_api", reason="browser tests skipped: playwright not installed"
+)
 
 from tools.build_site import HTML, build  # noqa: E402
 
@@ -67,7 +71,9 @@ class Visit:
 
         self.page.route("**/*", route)
         self.page.on("requestfailed", lambda r: self.failed.append(f"{r.url} ({r.failure})"))
-        self.page.on("response", lambda r: r.status >= 400 and self.failed.append(f"{r.url} (HTTP {r.status})"))
+        self.page.on(
+            "response", lambda r: r.status >= 400 and self.failed.append(f"{r.url} (HTTP {r.status})")
+        )
         self.page.on("console", lambda m: m.type == "error" and self.console.append(m.text))
         self.page.on("pageerror", lambda e: self.console.append(str(e)))
         self.page.goto(url, wait_until=wait)
@@ -93,7 +99,8 @@ def test_every_page_loads_cleanly_with_images(site, base_url, browser):
         try:
             v.check_clean(rel)
             broken = v.page.eval_on_selector_all(
-                "img", "imgs => imgs.filter(i => !(i.complete && i.naturalWidth > 0)).map(i => i.src)")
+                "img", "imgs => imgs.filter(i => !(i.complete && i.naturalWidth > 0)).map(i => i.src)"
+            )
             assert not broken, f"{rel}: images that did not load: {broken}"
         finally:
             v.close()
@@ -101,15 +108,21 @@ def test_every_page_loads_cleanly_with_images(site, base_url, browser):
 
 def test_notebook_pages_show_outputs_figures_and_stamp(site, base_url, browser):
     for path in notebook_paths():
-        stored_images = sum(1 for cell in read(path).cells for out in cell.get("outputs", [])
-                            if "image/png" in out.get("data", {}))
+        stored_images = sum(
+            1
+            for cell in read(path).cells
+            for out in cell.get("outputs", [])
+            if "image/png" in out.get("data", {})
+        )
         v = Visit(browser, f"{base_url}notebooks/{path.stem}.html")
         try:
             text = v.page.inner_text("main")
             assert "✔ C1 " in text, f"{path.stem}: stored outputs (ledger lines) missing"
             assert "last verified" in text and "Download" in text
             shown = v.page.locator("main img").count()
-            assert shown >= stored_images, f"{path.stem}: {stored_images} stored figures, {shown} images on the page"
+            assert shown >= stored_images, (
+                f"{path.stem}: {stored_images} stored figures, {shown} images on the page"
+            )
         finally:
             v.close()
 
@@ -124,8 +137,15 @@ def test_math_renders_offline(base_url, browser):
         v.close()
 
 
-@pytest.mark.parametrize("term, expected", [("contiguous", "01_tensors"), ("PYTHONHASHSEED", "00_environment"),
-                                            ("随机种子", "glossary"), ("连续", "01_tensors")])
+@pytest.mark.parametrize(
+    "term, expected",
+    [
+        ("contiguous", "01_tensors"),
+        ("PYTHONHASHSEED", "00_environment"),
+        ("随机种子", "glossary"),
+        ("连续", "01_tensors"),
+    ],
+)
 def test_search_finds_english_and_chinese(base_url, browser, term, expected):
     v = Visit(browser, f"{base_url}search.html?q={term}")
     try:
@@ -147,7 +167,7 @@ def test_error_index_links_reach_their_reproduction(base_url, browser):
         page_url, _, anchor = link.partition("#")
         assert anchor.startswith("error-"), link
         by_page.setdefault(page_url, []).append(anchor)
-    for page_url, anchors in by_page.items():           # one load per page, every anchor checked on it
+    for page_url, anchors in by_page.items():  # one load per page, every anchor checked on it
         w = Visit(browser, page_url, wait="domcontentloaded")
         try:
             missing = [a for a in anchors if w.page.locator(f"[id='{a}']").count() != 1]
@@ -185,7 +205,12 @@ def test_internal_links_resolve(site):
             target = urljoin(rel, unquote(u.path)) if u.path else rel
             if not (site / target).exists():
                 bad.append(f"{rel} -> {href}")
-            elif u.fragment and target.endswith(".html") and target in parsed and u.fragment not in parsed[target].ids:
+            elif (
+                u.fragment
+                and target.endswith(".html")
+                and target in parsed
+                and u.fragment not in parsed[target].ids
+            ):
                 bad.append(f"{rel} -> {href} (no such anchor)")
     assert not bad, "broken internal links:\n" + "\n".join(bad[:20])
 

@@ -16,8 +16,16 @@ from collections.abc import Iterator
 from pathlib import Path
 
 # Flags that keep Chromium from calling home (the machine has no network but the registries).
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-sync",
-                 "--disable-background-networking", "--disable-component-update", "--disable-default-apps"]
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-sync",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-default-apps",
+]
 
 
 def chromium_path() -> str | None:

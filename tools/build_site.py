@@ -12,7 +12,6 @@ from __future__ import annotations
 import argparse
 import ast
 import csv
-import json
 import os
 import re
 import shutil
@@ -27,7 +26,17 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from helpers.claims import REFERENCE_KINDS  # noqa: E402
-from tools.notebooks import ledger, notebook_paths, read, skipped  # noqa: E402
+from tools.notebooks import (  # noqa: E402
+    VerificationRecord,
+    claim_cells,
+    ledger,
+    load_records,
+    metadata,
+    notebook_paths,
+    read,
+    skipped,
+    version_key,
+)
 
 BUILD = ROOT / "_build"
 SRC = BUILD / "src"
@@ -62,15 +71,94 @@ def read_tsv(name: str) -> list[dict[str, str]]:
         return list(csv.DictReader(f, delimiter="\t"))
 
 
-def gpu_records() -> dict[str, dict]:
-    """GPU verification records: site/verification/*.json, written after a GPU run (see README)."""
-    out = {}
-    for path in sorted((SITE / "verification").glob("*.json")):
-        rec = json.loads(path.read_text(encoding="utf-8"))
-        for nb, info in rec.get("notebooks", {}).items():
-            out[nb] = {**info, "device": rec.get("device", "GPU"), "date": rec.get("date", "?"),
-                       "torch": rec.get("torch", "?")}
-    return out
+RELEASE_URL = "https://github.com/pytorch/pytorch/releases/tag/v{}"
+SYMBOL = {"pass": "✔", "fail": "✘", "not reached": "·", "skipped": "⊘", None: "?"}
+
+
+def minor(version: str) -> str:
+    return ".".join(version.split(".")[:2])
+
+
+class Matrix:
+    """The verification records, read for the pages: CPU records by torch version, and GPU runs."""
+
+    def __init__(self, records: list[VerificationRecord], current: dict[str, str] | None = None):
+        self.cpu = [r for r in records if not r.is_gpu]
+        self.gpu = [r for r in records if r.is_gpu]
+        self.current = current or {}  # notebook stem -> source hash of the notebook as it is now
+
+    def stale(self, rec: VerificationRecord, stem: str) -> bool:
+        """The record ran an earlier revision of this notebook (its source hash differs)."""
+        recorded = rec.notebooks.get(stem, {}).get("source_hash")
+        return stem in self.current and recorded != self.current[stem]
+
+    def results(self, stem: str, cid: str, records: list[VerificationRecord] | None = None) -> list:
+        return [(r, r.result(stem, cid)) for r in (self.cpu if records is None else records)]
+
+    def grid(self, stem: str, cid: str) -> str:
+        """A caniuse-style row of cells, one per CPU record (oldest left), with the result as a tooltip."""
+        if not self.cpu:
+            return "not recorded"
+        cells = []
+        for rec, res in self.results(stem, cid):
+            kind = "nr" if res is None or rec.status != "ran" else res.result.replace(" ", "-")
+            why = rec.status if rec.status != "ran" else (res.detail if res and res.detail else "")
+            word = "could not run" if rec.status != "ran" else (res.result if res else "not recorded")
+            tip = f"torch {rec.torch}: {word}" + (f" ({why})" if why else "")
+            if self.stale(rec, stem):
+                kind += " fn-stale"
+                tip += " [recorded for an earlier revision of this notebook]"
+            tip = tip.replace("&", "&amp;").replace('"', "&quot;").replace("<", "&lt;").replace("|", "&#124;")
+            cells.append(f'<span class="fn-v fn-{kind}" title="{tip}" aria-label="{tip}"></span>')
+        return f'<span class="fn-grid">{"".join(cells)}</span>'
+
+    def gpu_cell(self, stem: str, cid: str) -> str:
+        if not self.gpu:
+            return "not run"
+        return " ".join(SYMBOL[res.result if res else None] for _, res in self.results(stem, cid, self.gpu))
+
+    def header(self) -> str:
+        if not self.cpu:
+            return "torch versions"
+        return f"torch {minor(self.cpu[0].torch)} → {minor(self.cpu[-1].torch)}"
+
+    def holds_on(self, stem: str, cids: list[str]) -> str:
+        """One line: the versions on which every claim of a notebook held, and the others' counts."""
+        if not self.cpu:
+            return ""
+        full, partial = [], []
+        for rec in self.cpu:
+            res = [rec.result(stem, c) for c in cids]
+            tried = [r for r in res if r is not None and r.result != "skipped"]
+            passed = sum(r.result == "pass" for r in tried)
+            if rec.status == "ran" and tried and passed == len(tried):
+                full.append(minor(rec.torch))
+            else:
+                partial.append(f"{minor(rec.torch)}: {passed} of {len(tried) or len(cids)}")
+        text = (
+            f"holds on torch {_ranges(full, [minor(r.torch) for r in self.cpu])}"
+            if full
+            else "holds on no recorded version"
+        )
+        if partial:
+            text += f" (claims held on {', '.join(partial)})"
+        if self.gpu:
+            text += "; GPU: " + ", ".join(f"{r.device} with torch {r.torch}" for r in self.gpu)
+        return text
+
+
+def _ranges(chosen: list[str], order: list[str]) -> str:
+    """["2.4", "2.5", "2.6", "2.9"] in order 2.0..2.15 -> "2.4–2.6, 2.9"."""
+    out, run = [], []
+    for v in order:
+        if v in chosen:
+            run.append(v)
+        elif run:
+            out.append(run)
+            run = []
+    if run:
+        out.append(run)
+    return ", ".join(r[0] if len(r) == 1 else f"{r[0]}–{r[-1]}" for r in out)
 
 
 def title_of(nb: nbformat.NotebookNode) -> str:
@@ -80,9 +168,11 @@ def title_of(nb: nbformat.NotebookNode) -> str:
 def stamp(meta: dict) -> str:
     last = meta.get("last_verified", {})
     needs = ", ".join(meta.get("needs", ["cpu"]))
-    return (f"last verified {last.get('date', '?')} with torch {last.get('torch', '?')} "
-            f"(Python {last.get('python', '?')}) on {last.get('device', '?')} · needs: {needs} · "
-            f"runs in ~{meta.get('expected_duration_s', '?')} s")
+    return (
+        f"last verified {last.get('date', '?')} with torch {last.get('torch', '?')} "
+        f"(Python {last.get('python', '?')}) on {last.get('device', '?')} · needs: {needs} · "
+        f"runs in ~{meta.get('expected_duration_s', '?')} s"
+    )
 
 
 def heading_before(cells: list, index: int) -> str:
@@ -102,7 +192,11 @@ def claim_raises_calls(source: str) -> list[tuple[str, str, str]]:
         return []
     found = []
     for node in ast.walk(tree):
-        if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "claim_raises" and len(node.args) >= 4:
+        if (
+            isinstance(node, ast.Call)
+            and getattr(node.func, "id", None) == "claim_raises"
+            and len(node.args) >= 4
+        ):
             cid = node.args[0].value if isinstance(node.args[0], ast.Constant) else "?"
             exc = ast.unparse(node.args[3])
             match = ""
@@ -115,12 +209,83 @@ def claim_raises_calls(source: str) -> list[tuple[str, str, str]]:
     return found
 
 
-def stage_notebook(path: Path, zh_terms: list[str]) -> dict:
+CLAIM_FUNCS = {"claim", "claim_close", "claim_raises", "skip"}
+
+
+def _since_versions(node: ast.AST) -> list[str]:
+    return [
+        n.args[0].value
+        for n in ast.walk(node)
+        if isinstance(n, ast.Call)
+        and getattr(n.func, "id", None) == "since"
+        and n.args
+        and isinstance(n.args[0], ast.Constant)
+        and isinstance(n.args[0].value, str)
+    ]
+
+
+def version_branches(source: str) -> dict[str, list[str]]:
+    """Claim id -> versions of the since("X.Y") calls (helpers.versions) its check depends on: in the claim
+    call's own arguments, or in a variable they use that was assigned from a since() branch."""
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return {}
+    tainted: dict[str, list[str]] = {}
+    for node in ast.walk(tree):  # assignments whose value branches on the version (one level of names)
+        if isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is not None:
+            versions = _since_versions(node.value)
+            versions += [
+                v for n in ast.walk(node.value) if isinstance(n, ast.Name) for v in tainted.get(n.id, [])
+            ]
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            for t in targets:
+                for name in ast.walk(t):
+                    if isinstance(name, ast.Name) and versions:
+                        tainted[name.id] = sorted(set(tainted.get(name.id, []) + versions))
+    out: dict[str, list[str]] = {}
+    for node in ast.walk(tree):
+        if (
+            isinstance(node, ast.Call)
+            and getattr(node.func, "id", None) in CLAIM_FUNCS
+            and node.args
+            and isinstance(node.args[0], ast.Constant)
+        ):
+            args = [*node.args, *(kw.value for kw in node.keywords)]
+            versions = [v for arg in args for v in _since_versions(arg)]
+            versions += [
+                v
+                for arg in args
+                for n in ast.walk(arg)
+                if isinstance(n, ast.Name)
+                for v in tainted.get(n.id, [])
+            ]
+            if versions:
+                out[str(node.args[0].value)] = sorted(set(versions))
+    return out
+
+
+def stage_notebook(path: Path, zh_terms: list[str], matrix: Matrix) -> dict:
     nb = read(path)
-    meta = nb.metadata.get("fieldnotes", {})
+    meta = metadata(nb)
     num = path.name[:2]
-    info = {"name": path.stem, "file": path.name, "num": num, "title": title_of(nb), "meta": meta,
-            "ledger": ledger(nb), "skipped": skipped(nb), "errors": []}
+    info = {
+        "name": path.stem,
+        "file": path.name,
+        "num": num,
+        "title": title_of(nb),
+        "meta": meta,
+        "ledger": ledger(nb),
+        "skipped": skipped(nb),
+        "errors": [],
+    }
+    info["branches"] = {
+        cid: v
+        for i in sorted(set(claim_cells(nb).values()))
+        for cid, v in version_branches(nb.cells[i].source).items()
+    }
+    cids = [e.cid for e in info["ledger"] + info["skipped"]]
+    info["holds_on"] = matrix.holds_on(path.stem, cids)
     # Anchors for error demonstrations (inserted back to front so indices stay valid).
     anchored = []
     for i, cell in enumerate(nb.cells):
@@ -143,9 +308,16 @@ def stage_notebook(path: Path, zh_terms: list[str]) -> dict:
     for i, anchor in reversed(anchored):
         nb.cells.insert(i, nbformat.v4.new_markdown_cell(f"({anchor})="))
     keywords = f"\n关键词 (keywords): {'、'.join(zh_terms)}" if zh_terms else ""
+    matrix_line = (
+        f"Version matrix: {info['holds_on']} ({{ref}}`per claim <claims-{num}>` · "
+        f"{{doc}}`what changed <../changes>`).\n"
+        if info["holds_on"]
+        else ""
+    )
     note = nbformat.v4.new_markdown_cell(
         f"```{{admonition}} Verified notebook\n:class: tip\n"
         f"{len(info['ledger'])} claims asserted and re-checked by the test suite; {stamp(meta)}.\n"
+        f"{matrix_line}"
         f"Download: {{download}}`{path.name} <{path.name}>` · [open in Colab]({colab_url(path.name)})"
         f"{keywords}\n```"
     )
@@ -169,6 +341,7 @@ TOC = """
 :hidden:
 
 claims
+changes
 errors
 glossary
 coverage
@@ -176,13 +349,13 @@ coverage
 """
 
 
-def landing(infos: list[dict], gpu: dict[str, dict]) -> str:
+def landing(infos: list[dict], matrix: Matrix) -> str:
     total = sum(len(i["ledger"]) for i in infos)
     rows = "\n".join(
         f"| [{i['title']}](notebooks/{i['name']}) | {i['meta'].get('summary', '')} | "
         f"{', '.join(i['meta'].get('needs', ['cpu']))} | {len(i['ledger'])} | "
         f"{i['meta'].get('last_verified', {}).get('date', '?')} · CPU"
-        f"{' + GPU' if i['name'] in gpu else ''} |"
+        f"{' + GPU' if matrix.gpu else ''} |"
         for i in infos
     )
     n_errors = sum(len(i["errors"]) for i in infos)
@@ -195,7 +368,8 @@ the correction is asserted too.
 
 **{total} verified claims** in {len(infos)} notebooks · [claim ledger](claims.md) ·
 [error index](errors.md) ({n_errors} error messages: paste yours into the search box) ·
-[glossary 术语表](glossary.md) (Chinese terms) · [coverage of the source notes](coverage.md)
+[glossary 术语表](glossary.md) (Chinese terms) · [coverage of the source notes](coverage.md) ·
+[what changed between torch versions](changes.md) ({len(matrix.cpu)} versions recorded)
 
 | notebook | what it settles | needs | claims | last verified |
 |---|---|---|---|---|
@@ -207,37 +381,130 @@ Download any notebook from its page and run it with `make lab`.
 """ + TOC.format(notebooks="\n".join(f"notebooks/{i['name']}" for i in infos))
 
 
-def claims_page(infos: list[dict], gpu: dict[str, dict]) -> str:
+def claims_page(infos: list[dict], matrix: Matrix) -> str:
     body = []
     n = 0
     for info in infos:
-        rec = gpu.get(info["name"])
-        gpu_col = (lambda cid: "✔" if cid in rec.get("claims", []) else "–") if rec else (lambda cid: "not run")
-        body += [f"## [{info['title']}](notebooks/{info['name']})", "",
-                 "| claim | statement | checked against | CPU | GPU |", "|---|---|---|---|---|"]
+        body += [
+            f"(claims-{info['num']})=",
+            f"## [{info['title']}](notebooks/{info['name']})",
+            "",
+            f"| claim | statement | checked against | stored run | {matrix.header()} | GPU |",
+            "|---|---|---|---|---|---|",
+        ]
         rows = [(e, "✔") for e in info["ledger"]] + [(e, "skipped (needs CUDA)") for e in info["skipped"]]
         for e, status in sorted(rows, key=lambda r: int(r[0].cid[1:])):
             against = f"*{REFERENCE_KINDS[e.kind]}*: {md_cell_escape(e.reference)}"
-            body.append(f"| {info['num']}-{e.cid} | {md_cell_escape(e.statement)} | {against} | {status} | "
-                        f"{gpu_col(e.cid)} |")
+            body.append(
+                f"| {info['num']}-{e.cid} | {md_cell_escape(e.statement)} | {against} | {status} | "
+                f"{matrix.grid(info['name'], e.cid)} | {matrix.gpu_cell(info['name'], e.cid)} |"
+            )
             n += status == "✔"
         body.append("")
-    head = ["# Claim ledger", "",
-            f"**{n} verified claims.** Every claim asserted in the notebooks, collected from their stored outputs. "
-            "Cite a claim as `NN-C3`. *Checked against*: the independent reference the check compares with "
-            "(a formula, another API, a manual computation, or a measured counterfactual: the wrong way run "
-            "and shown to fail or differ). *CPU ✔*: the stored run printed the claim's ledger line. *GPU*: from the "
-            "recorded GPU runs (`site/verification/`); *not run* until one is recorded.", ""]
+    versions = " ".join(f"`{minor(r.torch)}`" for r in matrix.cpu) or "none yet"
+    head = [
+        "# Claim ledger",
+        "",
+        f"**{n} verified claims.** Every claim asserted in the notebooks, collected from their stored "
+        "outputs. Cite a claim as `NN-C3`. *Checked against*: the independent reference the check compares "
+        "with (a formula, another API, a manual computation, or a measured counterfactual: the wrong way "
+        "run and shown to fail or differ). *Stored run*: the run whose outputs the tests re-verify "
+        "(pinned torch, CPU).",
+        "",
+        f"*Torch versions* ({versions}, oldest left; `make matrix`): one cell per recorded release, "
+        '<span class="fn-v fn-pass"></span> held, <span class="fn-v fn-fail"></span> failed, '
+        '<span class="fn-v fn-not-reached"></span> not reached (an earlier cell failed), '
+        '<span class="fn-v fn-skipped"></span> skipped (needs CUDA); hover a cell for the version and '
+        "the error. Claims whose result differs between versions are listed on [what changed](changes.md). "
+        "*GPU*: from recorded GPU runs (`site/verification/`); *not run* until one is recorded.",
+        "",
+    ]
     return "\n".join(head + body)
 
 
+def changes(infos: list[dict], matrix: Matrix) -> list[dict]:
+    """Every claim whose behaviour changed between torch versions: results that differ between recorded
+    versions, and checks that branch on the version (since("X.Y")), newest change first."""
+    found = []
+    order = matrix.cpu
+    for info in infos:
+        entries = {e.cid: e for e in info["ledger"] + info["skipped"]}
+        for cid, e in entries.items():
+            seq = [(r, res) for r, res in matrix.results(info["name"], cid) if r.status == "ran" and res]
+            tried = [(r, res) for r, res in seq if res.result != "skipped"]
+            for (r0, a), (r1, b) in zip(tried, tried[1:]):
+                if a.result != b.result:
+                    pinned = order.index(r1) == order.index(r0) + 1 and minor(r0.torch) != minor(r1.torch)
+                    found.append(
+                        {
+                            "version": r1.torch,
+                            "info": info,
+                            "entry": e,
+                            "kind": "result",
+                            "before": (r0.torch, a),
+                            "after": (r1.torch, b),
+                            "pinned": pinned,
+                        }
+                    )
+            for v in info["branches"].get(cid, []):
+                found.append({"version": v, "info": info, "entry": e, "kind": "branch", "pinned": True})
+    return sorted(
+        found,
+        key=lambda f: (version_key(f["version"]), f["info"]["num"], int(f["entry"].cid[1:])),
+        reverse=True,
+    )
+
+
+def changes_page(infos: list[dict], matrix: Matrix) -> str:
+    items = changes(infos, matrix)
+    lines = [
+        "# What changed between torch versions",
+        "",
+        "Advice rots when PyTorch changes. Each notebook runs under every recorded torch release "
+        f"({', '.join(r.torch for r in matrix.cpu) or 'none recorded yet'}; `make matrix`), and this page "
+        "lists every claim whose behaviour differs between them, newest change first. Two kinds: a claim "
+        "whose **check branches on the version** (it asserts the old behaviour on old releases and the new "
+        "one on new releases, so it holds everywhere), and a claim whose **result differs** between "
+        "recorded versions (it fails, or is not reached, on some). Where two neighbouring minor releases "
+        "differ, the change is pinned to the newer one and linked to its release notes.",
+        "",
+    ]
+    if not items:
+        lines.append("No claim's result differs between the recorded versions.")
+    current = None
+    for f in items:
+        if minor(f["version"]) != current:
+            current = minor(f["version"])
+            url = RELEASE_URL.format(f"{current}.0")
+            lines += ["", f"## torch {current}", "", f"Release notes: [v{current}.0]({url})", ""]
+        info, e = f["info"], f["entry"]
+        where = f"[{info['num']}-{e.cid}](notebooks/{info['name']})"
+        if f["kind"] == "branch":
+            lines.append(
+                f"- {where} — {md_cell_escape(e.statement)} *(asserted per version: the check branches "
+                f"on torch ≥ {f['version']})*"
+            )
+        else:
+            (v0, a), (v1, b) = f["before"], f["after"]
+            side = f"{SYMBOL[a.result]} {a.result} on {v0}" + (f": `{a.detail[:160]}`" if a.detail else "")
+            now = f"{SYMBOL[b.result]} {b.result} on {v1}" + (f": `{b.detail[:160]}`" if b.detail else "")
+            pin = "" if f["pinned"] else " (between these recorded versions; not pinned to one release)"
+            lines.append(f"- {where} — {md_cell_escape(e.statement)} — {now}; {side}{pin}".replace("``", "`"))
+    return "\n".join(lines) + "\n"
+
+
 def errors_page(infos: list[dict]) -> str:
-    lines = ["# Error index", "",
-             "Paste an error message into the search box, or scan this list. Each entry links to the cell that "
-             "reproduces it and the section that explains the cause and the fix. *exact*: the full message as "
-             "stored by the notebook; *asserted*: the exception type and the part of the message the notebook "
-             "checks (the rest varies by device, path or version).", "",
-             "| error | message | kind | where |", "|---|---|---|---|"]
+    lines = [
+        "# Error index",
+        "",
+        "Paste an error message into the search box, or scan this list. Each entry links to the cell that "
+        "reproduces it and the section that explains the cause and the fix. *exact*: the full message as "
+        "stored by the notebook; *asserted*: the exception type and the part of the message the notebook "
+        "checks (the rest varies by device, path or version).",
+        "",
+        "| error | message | kind | where |",
+        "|---|---|---|---|",
+    ]
     for info in infos:
         for e in info["errors"]:
             msg = e["message"].strip().splitlines()[0] if e["message"].strip() else "(any message)"
@@ -250,10 +517,15 @@ def errors_page(infos: list[dict]) -> str:
 
 def glossary_page(terms: list[dict[str, str]], infos: list[dict]) -> str:
     existing = {i["num"]: i for i in infos}
-    lines = ["# Glossary · 术语表", "",
-             "Chinese terms used in the source notes, their English names and the notebooks that cover them. "
-             "Search works with either (搜索支持中文和英文).", "",
-             "| 中文 | English | meaning | notebooks |", "|---|---|---|---|"]
+    lines = [
+        "# Glossary · 术语表",
+        "",
+        "Chinese terms used in the source notes, their English names and the notebooks that cover them. "
+        "Search works with either (搜索支持中文和英文).",
+        "",
+        "| 中文 | English | meaning | notebooks |",
+        "|---|---|---|---|",
+    ]
     for t in terms:
         links = []
         for num in t["notebooks"].split():
@@ -269,18 +541,24 @@ def coverage_page() -> str:
     for r in rows:
         counts[r["how"]] = counts.get(r["how"], 0) + 1
     summary = ", ".join(f"{n} {how}" for how, n in sorted(counts.items()))
-    lines = ["# Coverage of the source notes", "",
-             f"Every fact of the five source notes ({len(rows)} items) and where it went: {summary}. "
-             "*claim* = asserted by the cited claims; *correction* = the note is wrong or outdated and the "
-             "notebook shows it; *text* = explained without an assertion; *gpu* = a guarded GPU part; "
-             "*left-out* = with the reason; *planned* = its notebook is not written yet.", "",
-             "| fact | note:lines | status in the notes | notebook | claims | how | detail |",
-             "|---|---|---|---|---|---|---|"]
+    lines = [
+        "# Coverage of the source notes",
+        "",
+        f"Every fact of the five source notes ({len(rows)} items) and where it went: {summary}. "
+        "*claim* = asserted by the cited claims; *correction* = the note is wrong or outdated and the "
+        "notebook shows it; *text* = explained without an assertion; *gpu* = a guarded GPU part; "
+        "*left-out* = with the reason; *planned* = its notebook is not written yet.",
+        "",
+        "| fact | note:lines | status in the notes | notebook | claims | how | detail |",
+        "|---|---|---|---|---|---|---|",
+    ]
     for r in rows:
         cites = " ".join(f"{r['notebook']}-{c}" for c in r["claims"].split())
         detail = md_cell_escape(r["summary"] + (f" — {r['note']}" if r["note"] else ""))
-        lines.append(f"| {r['fact']} | {r['seed']}:{r['lines']} | {r['status']} | {r['notebook']} | {cites} | "
-                     f"{r['how']} | {detail} |")
+        lines.append(
+            f"| {r['fact']} | {r['seed']}:{r['lines']} | {r['status']} | {r['notebook']} | {cites} | "
+            f"{r['how']} | {detail} |"
+        )
     return "\n".join(lines) + "\n"
 
 
@@ -292,13 +570,21 @@ def build(strict: bool = False, out: Path = HTML) -> int:
     if (ROOT / "figures").is_dir():
         shutil.copytree(ROOT / "figures", SRC / "figures")
     terms = read_tsv("glossary.tsv")
+    matrix = Matrix(
+        load_records(), {p.stem: metadata(read(p)).get("source_hash", "") for p in notebook_paths()}
+    )
     infos = []
     for path in notebook_paths():
         zh = [t["zh"] for t in terms if path.name[:2] in t["notebooks"].split()]
-        infos.append(stage_notebook(path, zh))
-    gpu = gpu_records()
-    pages = {"index.md": landing(infos, gpu), "claims.md": claims_page(infos, gpu), "errors.md": errors_page(infos),
-             "glossary.md": glossary_page(terms, infos), "coverage.md": coverage_page()}
+        infos.append(stage_notebook(path, zh, matrix))
+    pages = {
+        "index.md": landing(infos, matrix),
+        "claims.md": claims_page(infos, matrix),
+        "changes.md": changes_page(infos, matrix),
+        "errors.md": errors_page(infos),
+        "glossary.md": glossary_page(terms, infos),
+        "coverage.md": coverage_page(),
+    }
     for name, text in pages.items():
         (SRC / name).write_text(text, encoding="utf-8")
     cmd = [sys.executable, "-m", "sphinx", "-b", "html", "-q", "-c", str(SITE), str(SRC), str(out)]
@@ -309,7 +595,8 @@ def build(strict: bool = False, out: Path = HTML) -> int:
         print("site build FAILED", file=sys.stderr)
         return result.returncode
     n = sum(len(i["ledger"]) for i in infos)
-    print(f"site built in {time.perf_counter() - t0:.1f} s ({len(infos)} notebooks, {n} claims): {out / 'index.html'}")
+    took = time.perf_counter() - t0
+    print(f"site built in {took:.1f} s ({len(infos)} notebooks, {n} claims): {out / 'index.html'}")
     return 0
 
 

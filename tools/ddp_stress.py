@@ -43,14 +43,23 @@ def main() -> int:
     args = ap.parse_args()
     nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(CELL.replace("RUNS", str(args.runs)))])
     t0 = time.perf_counter()
-    NotebookClient(nb, timeout=args.runs * 90, kernel_name="python3", resources={"metadata": {"path": str(ROOT)}},
-                   extra_arguments=["--IPKernelApp.log_level=ERROR"]).execute()
+    NotebookClient(
+        nb,
+        timeout=args.runs * 90,
+        kernel_name="python3",
+        resources={"metadata": {"path": str(ROOT)}},
+        extra_arguments=["--IPKernelApp.log_level=ERROR"],
+    ).execute()
     text = "".join(o.get("text", "") for o in nb.cells[0].outputs if o.get("name") == "stdout")
     data = json.loads(text.strip().splitlines()[-1])
     failures = [(i, o) for i, o in enumerate(data["outcomes"]) if o != "ok"]
     times = sorted(data["times"])
-    print(f"{len(data['outcomes']) - len(failures)}/{len(data['outcomes'])} consecutive runs passed in one kernel; "
-          f"median {times[len(times) // 2]:.2f} s per run, max {times[-1]:.2f} s; total {time.perf_counter() - t0:.0f} s")
+    passed, runs = len(data["outcomes"]) - len(failures), len(data["outcomes"])
+    print(
+        f"{passed}/{runs} consecutive runs passed in one kernel; "
+        f"median {times[len(times) // 2]:.2f} s per run, max {times[-1]:.2f} s; "
+        f"total {time.perf_counter() - t0:.0f} s"
+    )
     for i, o in failures[:10]:
         print(f"  run {i}: {o}")
     return 1 if failures else 0

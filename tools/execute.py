@@ -11,8 +11,6 @@ from __future__ import annotations
 
 import argparse
 import datetime as dt
-import hashlib
-import json
 import os
 import platform
 import sys
@@ -24,19 +22,10 @@ from nbclient import NotebookClient
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from tools.notebooks import NB_DIR, ROOT, ledger  # noqa: E402
+from tools.notebooks import NB_DIR, ROOT, ledger, metadata, source_hash, stamp_metadata  # noqa: E402
 
 # The kernel inherits PATH: make the venv's tools (e.g. `dot`) visible without activating it.
 os.environ["PATH"] = os.path.dirname(sys.executable) + os.pathsep + os.environ.get("PATH", "")
-
-
-def source_hash(nb: nbformat.NotebookNode) -> str:
-    """Hash of what a reader edits: cell types, sources and tags (not outputs)."""
-    h = hashlib.sha256()
-    for cell in nb.cells:
-        tags = cell.get("metadata", {}).get("tags", [])
-        h.update(json.dumps([cell.cell_type, cell.source, sorted(tags)]).encode())
-    return h.hexdigest()[:16]
 
 
 #: A cell that runs longer than SLOW_S seconds must follow a markdown cell containing SLOW_MARK.
@@ -52,8 +41,10 @@ def slow_cells_without_notice(nb: nbformat.NotebookNode) -> list[tuple[int, floa
         start, end = ex.get("iopub.execute_input"), ex.get("shell.execute_reply")
         if cell.cell_type != "code" or not (start and end):
             continue
-        secs = (dt.datetime.fromisoformat(end.replace("Z", "+00:00"))
-                - dt.datetime.fromisoformat(start.replace("Z", "+00:00"))).total_seconds()
+        secs = (
+            dt.datetime.fromisoformat(end.replace("Z", "+00:00"))
+            - dt.datetime.fromisoformat(start.replace("Z", "+00:00"))
+        ).total_seconds()
         above = next((c for c in reversed(nb.cells[:i]) if c.cell_type == "markdown"), None)
         if secs > SLOW_S and not (above is not None and SLOW_MARK in above.source):
             out.append((i, secs))
@@ -74,7 +65,8 @@ def run_notebook(nb: nbformat.NotebookNode, timeout: int = 600, allow_errors: bo
         kernel_name="python3",
         allow_errors=allow_errors,
         resources={"metadata": {"path": str(NB_DIR)}},
-        record_timing=True,  # read for the slow-cell check, then removed by execute() (they would churn diffs)
+        # read for the slow-cell check, then removed by execute() (they would churn diffs)
+        record_timing=True,
         # ipykernel 7 logs a TCP-transport warning to the terminal; it says nothing about the notebook.
         # xmode=Minimal stores an error as "Type: message" only: tracebacks would publish this
         # machine's install paths (nbval ignores tracebacks; interactive runs keep full ones).
@@ -99,20 +91,16 @@ def execute(path: Path, timeout: int) -> tuple[float, int]:
             os.environ["FIELDNOTES_SAVE_FIGURES"] = env_before
     seconds = time.perf_counter() - t0
     for i, cell_seconds in slow_cells_without_notice(nb):
-        print(f"\n    warning: cell {i} ran {cell_seconds:.0f} s; say so before it starts "
-              f"(a markdown cell above it with '{SLOW_MARK}' and the expected time)", end="")
+        print(
+            f"\n    warning: cell {i} ran {cell_seconds:.0f} s; say so before it starts "
+            f"(a markdown cell above it with '{SLOW_MARK}' and the expected time)",
+            end="",
+        )
     for cell in nb.cells:
         cell.metadata.pop("execution", None)
-    meta = nb.metadata.setdefault("fieldnotes", {})
-    meta.setdefault("needs", ["cpu"])
-    meta["expected_duration_s"] = max(5, int(round(seconds / 5.0 + 0.5)) * 5)
-    meta["source_hash"] = source_hash(nb)
-    meta["last_verified"] = {
-        "date": dt.date.today().isoformat(),
-        "torch": torch.__version__,
-        "python": platform.python_version(),
-        "device": device_label(),
-    }
+    stamp_metadata(
+        nb, seconds, torch_version=torch.__version__, python=platform.python_version(), device=device_label()
+    )
     nbformat.write(nb, path)
     return seconds, len(ledger(nb))
 
@@ -132,7 +120,7 @@ def main(argv: list[str] | None = None) -> int:
         todo = []
         for p in paths:
             nb = nbformat.read(p, as_version=4)
-            if nb.metadata.get("fieldnotes", {}).get("source_hash") != source_hash(nb):
+            if metadata(nb).get("source_hash") != source_hash(nb):
                 todo.append(p)
         skipped = len(paths) - len(todo)
         if skipped:

@@ -39,8 +39,11 @@ def _hog(stop: mp.Event) -> None:  # type: ignore[valid-type]
 
 def timing_notebooks() -> list[Path]:
     """Notebooks whose code times something (their claims are the ones load can disturb)."""
-    return [p for p in notebook_paths()
-            if any(c.cell_type == "code" and TIMING_RE.search(c.source) for c in read(p).cells)]
+    return [
+        p
+        for p in notebook_paths()
+        if any(c.cell_type == "code" and TIMING_RE.search(c.source) for c in read(p).cells)
+    ]
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -61,8 +64,11 @@ def main(argv: list[str] | None = None) -> int:
     hogs = [mp.Process(target=_hog, args=(stop,), daemon=True) for _ in range(args.hogs)]
     for h in hogs:
         h.start()
-    print(f"{args.hogs} CPU-bound processes competing; {args.runs} runs each of "
-          f"{', '.join(p.name for p in paths)}", flush=True)
+    print(
+        f"{args.hogs} CPU-bound processes competing; {args.runs} runs each of "
+        f"{', '.join(p.name for p in paths)}",
+        flush=True,
+    )
     results: dict[str, list[tuple[bool, float, str]]] = {}
     try:
         for p in paths:
@@ -76,8 +82,11 @@ def main(argv: list[str] | None = None) -> int:
                     ok, why = False, (str(exc).strip().splitlines() or [type(exc).__name__])[-1][:300]
                 secs = time.perf_counter() - t0
                 results.setdefault(p.name, []).append((ok, secs, why))
-                print(f"  {p.relative_to(ROOT)} run {i}/{args.runs}: {'pass' if ok else 'FAIL'} "
-                      f"{secs:5.1f} s {why}", flush=True)
+                print(
+                    f"  {p.relative_to(ROOT)} run {i}/{args.runs}: {'pass' if ok else 'FAIL'} "
+                    f"{secs:5.1f} s {why}",
+                    flush=True,
+                )
     finally:
         stop.set()
         for h in hogs:

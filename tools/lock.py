@@ -22,7 +22,9 @@ HEADER = [
 def main() -> int:
     pip = [sys.executable, "-m", "pip"]
     subprocess.run([*pip, "install", "-q", "-r", str(ROOT / "requirements.in")], check=True)
-    frozen = subprocess.run([*pip, "freeze", "--exclude-editable"], check=True, capture_output=True, text=True)
+    frozen = subprocess.run(
+        [*pip, "freeze", "--exclude-editable"], check=True, capture_output=True, text=True
+    )
     lines = [ln for ln in frozen.stdout.splitlines() if ln and not ln.lower().startswith("torch==")]
     import torch  # noqa: PLC0415 - imported after install on purpose
 

@@ -1,11 +1,24 @@
-"""Reading notebooks for the tools and tests: discovery, the ledger, the claims list.
+"""The one owner of the project's notebook formats, for every tool and test.
 
-The ledger line format itself is owned by :mod:`helpers.claims` (printed and parsed there).
+* **Discovery** — :func:`notebook_paths`, :data:`NAME_RE`.
+* **The ledger** — the line format is printed *and* parsed in :mod:`helpers.claims` (notebooks import
+  it); :func:`ledger`, :func:`skipped` and :func:`claim_cells` read it from stored outputs with those parsers.
+* **Notebook metadata** (``metadata.fieldnotes``) — :func:`metadata`, :func:`stamp_metadata`,
+  :func:`metadata_problems`, :func:`source_hash`.
+* **The verification record** — :class:`VerificationRecord` (one schema for a CPU run, a GPU run and
+  each torch version of the matrix), :func:`claim_results` (stored notebook + executed copy -> one
+  result per claim), :func:`load_records`.
+
+Nothing here imports ``tests/``.
 """
 
 from __future__ import annotations
 
+import datetime as dt
+import hashlib
+import json
 import re
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 import nbformat
@@ -14,11 +27,14 @@ from helpers.claims import LedgerEntry, parse_ledger, parse_skips
 
 ROOT = Path(__file__).resolve().parent.parent
 NB_DIR = ROOT / "notebooks"
+RECORD_DIR = ROOT / "site" / "verification"
 NAME_RE = re.compile(r"^(\d\d)_[a-z0-9_]+\.ipynb$")
 CLAIM_ITEM_RE = re.compile(r"^- \*\*(C\d+)\*\* ", re.M)
 
 
+# ----------------------------------------------------------------------------------------- discovery
 def notebook_paths() -> list[Path]:
+    """Every notebook of the series, in reading order."""
     return sorted(p for p in NB_DIR.glob("*.ipynb"))
 
 
@@ -26,13 +42,20 @@ def read(path: Path) -> nbformat.NotebookNode:
     return nbformat.read(path, as_version=4)
 
 
+# ----------------------------------------------------------------------------------------- the ledger
+def _cell_stdout(cell: nbformat.NotebookNode) -> str:
+    return "".join(
+        out.get("text", "")
+        for out in cell.get("outputs", [])
+        if out.get("output_type") == "stream" and out.get("name") == "stdout"
+    )
+
+
 def stdout_lines(nb: nbformat.NotebookNode):
     """Yield (cell index, line) for every stdout line stored in the notebook."""
     for i, cell in enumerate(nb.cells):
-        for out in cell.get("outputs", []):
-            if out.get("output_type") == "stream" and out.get("name") == "stdout":
-                for line in out.get("text", "").splitlines():
-                    yield i, line
+        for line in _cell_stdout(cell).splitlines():
+            yield i, line
 
 
 def _stdout(nb: nbformat.NotebookNode) -> str:
@@ -49,6 +72,230 @@ def skipped(nb: nbformat.NotebookNode) -> list[LedgerEntry]:
     return parse_skips(_stdout(nb))
 
 
+def claim_cells(nb: nbformat.NotebookNode) -> dict[str, int]:
+    """Claim id -> index of the cell that printed its ✔ or ⊘ line."""
+    out: dict[str, int] = {}
+    for i, cell in enumerate(nb.cells):
+        text = _cell_stdout(cell)
+        for entry in parse_ledger(text) + parse_skips(text):
+            out.setdefault(entry.cid, i)
+    return out
+
+
 def listed_claims(nb: nbformat.NotebookNode) -> list[str]:
     """Claim ids from the **Claims** list in the first markdown cell."""
     return CLAIM_ITEM_RE.findall(nb.cells[0].source)
+
+
+# ----------------------------------------------------------------------------------------- metadata
+META_KEY = "fieldnotes"
+ALLOWED_NEEDS = {"cpu", "gpu", "multi-gpu"}
+
+
+def metadata(nb: nbformat.NotebookNode) -> dict:
+    """The notebook's ``metadata.fieldnotes`` (empty dict when absent)."""
+    return dict(nb.metadata.get(META_KEY, {}))
+
+
+def source_hash(nb: nbformat.NotebookNode) -> str:
+    """Hash of what a reader edits: cell types, sources and tags (not outputs)."""
+    h = hashlib.sha256()
+    for cell in nb.cells:
+        tags = cell.get("metadata", {}).get("tags", [])
+        h.update(json.dumps([cell.cell_type, cell.source, sorted(tags)]).encode())
+    return h.hexdigest()[:16]
+
+
+def stamp_metadata(
+    nb: nbformat.NotebookNode,
+    seconds: float,
+    *,
+    torch_version: str,
+    python: str,
+    device: str,
+    date: str | None = None,
+) -> dict:
+    """Write what an execution established into ``metadata.fieldnotes`` and return it."""
+    if seconds < 0:
+        raise ValueError(f"seconds must be >= 0, got {seconds}")
+    meta = nb.metadata.setdefault(META_KEY, {})
+    meta.setdefault("needs", ["cpu"])
+    meta["expected_duration_s"] = max(5, int(round(seconds / 5.0 + 0.5)) * 5)
+    meta["source_hash"] = source_hash(nb)
+    meta["last_verified"] = {
+        "date": date or dt.date.today().isoformat(),
+        "torch": torch_version,
+        "python": python,
+        "device": device,
+    }
+    return meta
+
+
+def metadata_problems(nb: nbformat.NotebookNode) -> list[str]:
+    """What is missing or wrong in ``metadata.fieldnotes`` (empty list: fine)."""
+    meta = metadata(nb)
+    if not meta:
+        return ["metadata.fieldnotes missing (run `make execute`)"]
+    problems = []
+    needs = meta.get("needs")
+    if not needs or not set(needs) <= ALLOWED_NEEDS:
+        problems.append(f"needs must be a non-empty subset of {sorted(ALLOWED_NEEDS)}, got {needs!r}")
+    if not isinstance(meta.get("expected_duration_s"), int) or meta["expected_duration_s"] > 60:
+        problems.append(f"expected_duration_s must be an int <= 60, got {meta.get('expected_duration_s')!r}")
+    if not meta.get("summary"):
+        problems.append("one-line summary missing")
+    last = meta.get("last_verified", {})
+    if not re.match(r"^\d{4}-\d\d-\d\d$", last.get("date", "")):
+        problems.append("last_verified.date missing")
+    if not (last.get("torch") and last.get("python") and last.get("device")):
+        problems.append("last_verified needs torch, python and device")
+    if meta.get("source_hash") != source_hash(nb):
+        problems.append("sources changed since the stored outputs were produced; run `make execute`")
+    return problems
+
+
+# ----------------------------------------------------------------------------------------- records
+#: What a claim can come out as in one verification run.
+RESULTS = ("pass", "fail", "not reached", "skipped")
+RECORD_SCHEMA = 1
+
+
+@dataclass(frozen=True)
+class ClaimResult:
+    result: str  # one of RESULTS
+    detail: str = ""  # the error for "fail", why for "not reached" / "skipped"
+
+    def __post_init__(self) -> None:
+        if self.result not in RESULTS:
+            raise ValueError(f"result must be one of {RESULTS}, got {self.result!r}")
+
+
+def _error_of(cell: nbformat.NotebookNode) -> str | None:
+    for out in cell.get("outputs", []):
+        if out.get("output_type") == "error":
+            evalue = " ".join(str(out.get("evalue", "")).split())
+            return f"{out.get('ename', 'Error')}: {evalue}"[:300]
+    return None
+
+
+def claim_results(
+    stored: nbformat.NotebookNode, run: nbformat.NotebookNode | None, failure: str | None = None
+) -> dict[str, ClaimResult]:
+    """One result per claim of ``stored`` (its ✔ and ⊘ lines), read from ``run``, an executed copy.
+
+    ``run`` executed with errors allowed: a claim that printed ✔ passed, ⊘ was skipped. A claim whose
+    cell raised failed with that error — unless the error is a ``NameError`` after an earlier cell
+    failed, which means the claim was never really tried ("not reached"). Cells the run never got to
+    (``failure``: the kernel died or timed out) leave their claims "not reached".
+    """
+    cells = claim_cells(stored)
+    results: dict[str, ClaimResult] = {}
+    printed_pass: set[str] = set()
+    printed_skip: dict[str, str] = {}
+    first_failed: int | None = None
+    errors: dict[int, str] = {}
+    if run is not None:
+        if len(run.cells) != len(stored.cells):
+            raise ValueError("the executed copy must have the stored notebook's cells")
+        printed_pass = {e.cid for e in ledger(run)}
+        for line in (ln for _, ln in stdout_lines(run) if ln.startswith("⊘ C")):
+            for e in parse_skips(line):
+                printed_skip[e.cid] = line.rsplit(" — skipped: ", 1)[-1]
+        for i, cell in enumerate(run.cells):
+            err = _error_of(cell) if cell.cell_type == "code" else None
+            if err:
+                errors[i] = err
+                first_failed = i if first_failed is None else first_failed
+    for cid, i in sorted(cells.items(), key=lambda kv: (kv[1], int(kv[0][1:]))):
+        if cid in printed_pass:
+            results[cid] = ClaimResult("pass")
+        elif cid in printed_skip:
+            results[cid] = ClaimResult("skipped", printed_skip[cid])
+        elif i in errors:
+            err = errors[i]
+            if err.startswith("NameError") and first_failed is not None and first_failed < i:
+                results[cid] = ClaimResult("not reached", f"needs cell {first_failed}, which failed")
+            else:
+                results[cid] = ClaimResult("fail", err)
+        elif run is None or failure:
+            results[cid] = ClaimResult("not reached", failure or "the notebook did not run")
+        else:
+            results[cid] = ClaimResult("fail", "its cell ran but printed no ledger line")
+    return results
+
+
+@dataclass
+class VerificationRecord:
+    """Which claims held in one run: a CPU or GPU runner, or one torch version of the matrix.
+
+    Written as ``site/verification/<label>.json``; the site shows one column per record.
+    """
+
+    label: str  # e.g. "torch-2.15.0-cpu", "torch-2.11.0-cuda-h100"
+    torch: str  # the version asked for, e.g. "2.15.0"
+    device: str  # "cpu" or the GPU's name
+    date: str
+    python: str = ""
+    build: str = ""  # torch.__version__ as installed, and CUDA version if any
+    status: str = "ran"  # "ran", or why the version could not run at all
+    pins: dict[str, str] = field(default_factory=dict)  # packages whose version differs from the lock
+    seconds: float = 0.0
+    notebooks: dict[str, dict] = field(default_factory=dict)  # stem -> {"seconds", "error"}
+    claims: dict[str, dict[str, dict]] = field(default_factory=dict)  # stem -> cid -> ClaimResult as dict
+    schema: int = RECORD_SCHEMA
+
+    def __post_init__(self) -> None:
+        if not re.match(r"^[a-z0-9][a-z0-9.+-]*$", self.label):
+            raise ValueError(f"label must be lowercase letters, digits, '.', '+', '-': {self.label!r}")
+        if not re.match(r"^\d+\.\d+(\.\d+)?", self.torch):
+            raise ValueError(f"torch must be a version like 2.15.0, got {self.torch!r}")
+        for stem, per in self.claims.items():
+            for cid, res in per.items():
+                ClaimResult(**res)  # validates
+
+    @property
+    def is_gpu(self) -> bool:
+        return self.device != "cpu"
+
+    def set_results(self, stem: str, results: dict[str, ClaimResult]) -> None:
+        self.claims[stem] = {cid: asdict(r) for cid, r in results.items()}
+
+    def result(self, stem: str, cid: str) -> ClaimResult | None:
+        res = self.claims.get(stem, {}).get(cid)
+        return ClaimResult(**res) if res else None
+
+    def counts(self) -> dict[str, int]:
+        out = dict.fromkeys(RESULTS, 0)
+        for per in self.claims.values():
+            for res in per.values():
+                out[res["result"]] += 1
+        return out
+
+    def to_json(self) -> str:
+        return json.dumps(asdict(self), indent=1, ensure_ascii=False, sort_keys=False) + "\n"
+
+    @classmethod
+    def from_json(cls, text: str) -> VerificationRecord:
+        data = json.loads(text)
+        if data.get("schema") != RECORD_SCHEMA:
+            raise ValueError(f"unknown verification record schema {data.get('schema')!r}")
+        return cls(**data)
+
+    def save(self, directory: Path = RECORD_DIR) -> Path:
+        directory.mkdir(parents=True, exist_ok=True)
+        path = directory / f"{self.label}.json"
+        path.write_text(self.to_json(), encoding="utf-8")
+        return path
+
+
+def version_key(version: str) -> tuple[int, ...]:
+    """Sort key for "2.9.1" < "2.10.0"."""
+    return tuple(int(x) for x in re.findall(r"\d+", version.split("+")[0])[:3])
+
+
+def load_records(directory: Path = RECORD_DIR) -> list[VerificationRecord]:
+    """Every record in ``directory``: CPU versions oldest first, then GPU runs."""
+    recs = [
+        VerificationRecord.from_json(p.read_text(encoding="utf-8")) for p in sorted(directory.glob("*.json"))
+    ]
+    return sorted(recs, key=lambda r: (r.is_gpu, version_key(r.torch), r.label))

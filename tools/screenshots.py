@@ -13,7 +13,10 @@ sys.path.insert(0, str(ROOT))
 
 from tools.browser import launch, serve  # noqa: E402
 
-SHOTS = {"site_landing.png": "index.html", "site_notebook.png": "notebooks/01_tensors.html#memory-layout-strides-view-reshape"}
+SHOTS = {
+    "site_landing.png": "index.html",
+    "site_notebook.png": "notebooks/01_tensors.html#memory-layout-strides-view-reshape",
+}
 
 
 def main() -> int:

@@ -1,0 +1,133 @@
+"""The verification record (tools.notebooks) and how the site reads it (tools.build_site)."""
+
+import nbformat
+import pytest
+
+from helpers.versions import parse_version, since
+from tools.build_site import Matrix, _ranges, changes, version_branches
+from tools.notebooks import ClaimResult, VerificationRecord, claim_results, load_records, version_key
+
+LINE = "✔ {} s — against a formula: f"
+SKIP = "⊘ {} s — against a formula: f — skipped: needs CUDA"
+
+
+def _nb(*cells):
+    """A notebook whose code cells print the given stdout (or carry an error when a cell is an exception)."""
+    nb = nbformat.v4.new_notebook()
+    for out in cells:
+        cell = nbformat.v4.new_code_cell("pass")
+        if isinstance(out, BaseException):
+            cell.outputs = [
+                nbformat.v4.new_output("error", ename=type(out).__name__, evalue=str(out), traceback=[])
+            ]
+        elif out:
+            cell.outputs = [nbformat.v4.new_output("stream", name="stdout", text=out)]
+        nb.cells.append(cell)
+    return nb
+
+
+def test_claim_results_pass_fail_not_reached_skipped():
+    stored = _nb(
+        LINE.format("C1"), LINE.format("C2"), LINE.format("C3") + "\n" + LINE.format("C4"), SKIP.format("C5")
+    )
+    run = _nb(
+        LINE.format("C1"), RuntimeError("boom"), NameError("name 'x' is not defined"), SKIP.format("C5")
+    )
+    res = claim_results(stored, run)
+    assert res["C1"] == ClaimResult("pass")
+    assert res["C2"] == ClaimResult("fail", "RuntimeError: boom")
+    assert res["C3"].result == res["C4"].result == "not reached" and "cell 1" in res["C3"].detail
+    assert res["C5"] == ClaimResult("skipped", "needs CUDA")
+
+
+def test_claim_results_first_failure_is_a_fail_even_as_name_error():
+    res = claim_results(_nb(LINE.format("C1")), _nb(NameError("name 'torch' is not defined")))
+    assert res["C1"].result == "fail"
+
+
+def test_claim_results_without_a_run_and_silent_cells():
+    stored = _nb(LINE.format("C1"))
+    assert claim_results(stored, None, "DeadKernelError: died")["C1"] == ClaimResult(
+        "not reached", "DeadKernelError: died"
+    )
+    assert claim_results(stored, _nb(""))["C1"].result == "fail"
+    with pytest.raises(ValueError, match="cells"):
+        claim_results(stored, _nb("", ""))
+
+
+def _record(version, results, device="cpu", status="ran"):
+    rec = VerificationRecord(
+        label=f"torch-{version}-{device}", torch=version, device=device, date="2026-11-23", status=status
+    )
+    rec.set_results("01_x", {cid: ClaimResult(r) for cid, r in results.items()})
+    rec.notebooks["01_x"] = {"source_hash": "abc"}
+    return rec
+
+
+def test_record_roundtrip_validation_and_order(tmp_path):
+    rec = _record("2.9.1", {"C1": "pass", "C2": "fail"})
+    assert VerificationRecord.from_json(rec.to_json()) == rec
+    assert rec.counts() == {"pass": 1, "fail": 1, "not reached": 0, "skipped": 0}
+    for v in ("2.13.0", "2.9.1", "2.10.0"):
+        _record(v, {"C1": "pass"}).save(tmp_path)
+    _record("2.11.0", {"C1": "pass"}, device="h100").save(tmp_path)
+    assert [r.label for r in load_records(tmp_path)] == [
+        "torch-2.9.1-cpu",
+        "torch-2.10.0-cpu",
+        "torch-2.13.0-cpu",
+        "torch-2.11.0-h100",
+    ]
+    with pytest.raises(ValueError, match="result"):
+        ClaimResult("passed")
+    with pytest.raises(ValueError, match="label"):
+        VerificationRecord(label="Torch 2", torch="2.1.0", device="cpu", date="x")
+    with pytest.raises(ValueError, match="schema"):
+        VerificationRecord.from_json('{"schema": 99}')
+    assert version_key("2.15.0+cu132") == (2, 15, 0)
+
+
+def test_versions_helper():
+    assert parse_version("2.15.0+cu132") == (2, 15, 0) and parse_version("2.9") == (2, 9, 0)
+    assert since("2.0") and not since("99.0")
+    with pytest.raises(ValueError, match="version"):
+        since("latest")
+
+
+def test_version_branches_follow_one_assignment():
+    src = """expected = ("addmm: " if since("2.15") else "") + "mat1"
+ok = other and since("2.12")
+claim("C1", "s", ok, against="formula: f")
+claim_raises("C2", "s", f, RuntimeError, expected, against="formula: f")
+claim("C3", "s", True, against="formula: f")
+"""
+    assert version_branches(src) == {"C1": ["2.12"], "C2": ["2.15"]}
+
+
+def test_matrix_grid_holds_on_and_changes():
+    recs = [
+        _record("2.10.0", {"C1": "fail", "C2": "pass"}),
+        _record("2.11.0", {"C1": "pass", "C2": "pass"}),
+        _record("2.12.1", {"C1": "pass", "C2": "pass"}),
+    ]
+    m = Matrix(recs, {"01_x": "abc"})
+    assert m.header() == "torch 2.10 → 2.12"
+    assert m.grid("01_x", "C1").count("fn-pass") == 2 and "fn-fail" in m.grid("01_x", "C1")
+    assert m.holds_on("01_x", ["C1", "C2"]).startswith(
+        "holds on torch 2.11–2.12 (claims held on 2.10: 1 of 2)"
+    )
+    from helpers.claims import LedgerEntry
+
+    info = {
+        "name": "01_x",
+        "num": "01",
+        "ledger": [LedgerEntry("C1", "s", "formula", "f"), LedgerEntry("C2", "t", "formula", "f")],
+        "skipped": [],
+        "branches": {"C2": ["2.12"]},
+    }
+    found = changes([info], m)
+    assert [(f["entry"].cid, f["version"], f["kind"], f["pinned"]) for f in found] == [
+        ("C2", "2.12", "branch", True),
+        ("C1", "2.11.0", "result", True),
+    ]
+    assert "fn-stale" in Matrix(recs, {"01_x": "changed"}).grid("01_x", "C1")
+    assert _ranges(["2.4", "2.5", "2.9"], ["2.3", "2.4", "2.5", "2.6", "2.9"]) == "2.4–2.5, 2.9"

@@ -1,0 +1,350 @@
+"""Which torch versions each claim holds on: run every notebook under other torch releases.
+
+    python tools/matrix.py 2.11.0 2.15.0          # or: make matrix TORCH="2.11.0 2.15.0"
+    python tools/matrix.py --here                 # record the running interpreter (a GPU runner, say)
+
+For each version: an isolated environment outside the repository (``$FIELDNOTES_MATRIX_DIR``, default
+``~/.cache/fieldnotes-matrix/torch-X.Y.Z``; reused when present, ``--drop`` deletes it after its record
+is written) gets ``torch==X.Y.Z`` and the lock's other pins (``requirements.txt``). Where the lock's pins
+cannot run with that torch (the releases built against NumPy 1.x), it retries with ``numpy<2`` and
+unpinned others, and the record lists every package that differs from the lock. The pinned version
+itself runs in the project's own ``.venv``.
+
+Every notebook is executed on a copy (the stored notebooks are never written) with the same executor
+as ``make execute`` (:func:`tools.execute.run_notebook`), continuing past failing cells, and the
+result of each claim (pass / fail with the error / not reached / skipped) goes into
+``site/verification/<label>.json`` (:class:`tools.notebooks.VerificationRecord`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import concurrent.futures as cf
+import datetime as dt
+import importlib.metadata as im
+import os
+import platform
+import re
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import nbformat
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from tools.notebooks import (  # noqa: E402
+    RECORD_DIR,
+    ROOT,
+    VerificationRecord,
+    claim_results,
+    notebook_paths,
+    read,
+    source_hash,
+)
+
+LOCK = ROOT / "requirements.txt"
+DEFAULT_DIR = Path(os.environ.get("FIELDNOTES_MATRIX_DIR", Path.home() / ".cache" / "fieldnotes-matrix"))
+VERSION_RE = re.compile(r"^\d+\.\d+\.\d+$")
+
+
+def lock_pins() -> dict[str, str]:
+    """Package name (normalised) -> pinned version, from requirements.txt."""
+    pins = {}
+    for line in LOCK.read_text().splitlines():
+        m = re.match(r"^([A-Za-z0-9_.-]+)==([^\s;#]+)", line)
+        if m:
+            pins[re.sub(r"[-_.]+", "-", m.group(1)).lower()] = m.group(2)
+    return pins
+
+
+def pinned_torch() -> str:
+    return lock_pins()["torch"]
+
+
+def differing_pins() -> dict[str, str]:
+    """Packages installed here whose version differs from the lock (torch excluded)."""
+    out = {}
+    for name, want in lock_pins().items():
+        if name == "torch":
+            continue
+        try:
+            have = im.version(name)
+        except im.PackageNotFoundError:
+            have = "absent"
+        if have != want:
+            out[name] = f"{have} (lock: {want})"
+    return out
+
+
+# ------------------------------------------------------------------ running inside one environment
+def _execute_one(path: str, jobs: int) -> tuple[str, str | None, float]:
+    """Execute a copy of one notebook (in a worker process); return (executed JSON, failure, seconds)."""
+    from tools.execute import run_notebook  # noqa: PLC0415 - a worker imports lazily
+
+    if jobs > 1:
+        os.environ["OMP_NUM_THREADS"] = "1"  # as `make test`: JOBS workers x 2 threads oversubscribe 2 cores
+    nb = read(Path(path))
+    t0 = time.perf_counter()
+    failure = None
+    try:
+        run_notebook(nb, timeout=600, allow_errors=True)
+    except Exception as exc:  # noqa: BLE001 - a dead kernel or a timeout is recorded, not fatal
+        failure = f"{type(exc).__name__}: {' '.join(str(exc).split())[:200]}"
+    return nbformat.writes(nb), failure, time.perf_counter() - t0
+
+
+def record_here(
+    asked: str | None, jobs: int, out_dir: Path, only: list[str] | None = None
+) -> VerificationRecord:
+    """Run every notebook with this interpreter's torch and write its verification record."""
+    import torch  # noqa: PLC0415
+
+    version = torch.__version__.split("+")[0]
+    if asked and version != asked:
+        raise SystemExit(f"asked for torch {asked} but this interpreter has {torch.__version__}")
+    cuda = torch.cuda.is_available()
+    device = torch.cuda.get_device_name(0) if cuda else "cpu"
+    slug = "cpu" if not cuda else "cuda-" + re.sub(r"[^a-z0-9]+", "-", device.lower()).strip("-")
+    rec = VerificationRecord(
+        label=f"torch-{version}-{slug}",
+        torch=version,
+        device=device,
+        date=dt.date.today().isoformat(),
+        python=platform.python_version(),
+        pins=differing_pins(),
+        build=torch.__version__ + (f", CUDA {torch.version.cuda}" if torch.version.cuda else ""),
+    )
+    paths = [p for p in notebook_paths() if not only or any(p.name.startswith(o) for o in only)]
+    t0 = time.perf_counter()
+    print(
+        f"torch {torch.__version__} · Python {rec.python} · {device} · {len(paths)} notebooks, "
+        f"{jobs} at a time",
+        flush=True,
+    )
+    with cf.ProcessPoolExecutor(max_workers=jobs) as pool:
+        futures = {pool.submit(_execute_one, str(p), jobs): p for p in paths}
+        for n, fut in enumerate(cf.as_completed(futures), 1):
+            path = futures[fut]
+            text, failure, seconds = fut.result()
+            run = nbformat.reads(text, as_version=4)
+            results = claim_results(read(path), run, failure)
+            rec.set_results(path.stem, results)
+            errors = sum(
+                1 for c in run.cells for o in c.get("outputs", []) if o.get("output_type") == "error"
+            )
+            rec.notebooks[path.stem] = {
+                "seconds": round(seconds, 1),
+                "failure": failure,
+                "error_cells": errors,
+                "source_hash": source_hash(read(path)),
+            }
+            tally = {k: sum(r.result == k for r in results.values()) for k in ("pass", "fail", "not reached")}
+            print(
+                f"  [{n:2}/{len(paths)}] {path.stem:34} {seconds:5.1f} s  {tally['pass']:3} ✔  "
+                f"{tally['fail']:2} ✘  {tally['not reached']:2} not reached"
+                + (f"  ({failure})" if failure else ""),
+                flush=True,
+            )
+    rec.seconds = round(time.perf_counter() - t0, 1)
+    if only:
+        existing = out_dir / f"{rec.label}.json"
+        if not existing.is_file():
+            print("(a partial run and no record to update: nothing written)")
+            return rec
+        # Update the named notebooks in the existing record, keep the others.
+        old = VerificationRecord.from_json(existing.read_text(encoding="utf-8"))
+        old.notebooks.update(rec.notebooks)
+        old.claims.update(rec.claims)
+        old.date, old.pins, old.build, old.python = rec.date, rec.pins, rec.build, rec.python
+        old.seconds = round(sum(v["seconds"] for v in old.notebooks.values()) / max(jobs, 1), 1)
+        rec = old
+    path = rec.save(out_dir)
+    print(
+        f"wrote {path.relative_to(ROOT) if path.is_relative_to(ROOT) else path}: {rec.counts()} "
+        f"in {rec.seconds:.0f} s",
+        flush=True,
+    )
+    return rec
+
+
+# ------------------------------------------------------------------ building environments
+def _uv() -> list[str]:
+    exe = shutil.which("uv", path=os.path.dirname(sys.executable)) or shutil.which("uv")
+    if not exe:
+        raise SystemExit("uv not found: run `make setup` (it is in the lock)")
+    return [exe]
+
+
+def _python311() -> str:
+    """The interpreter the project's venv was made from (Python 3.11 here)."""
+    return str(Path(sys.base_prefix) / "bin" / f"python{sys.version_info.major}.{sys.version_info.minor}")
+
+
+def _probe(py: Path) -> str | None:
+    """None when torch imports and talks to NumPy without a warning; else what went wrong."""
+    code = (
+        "import warnings; warnings.simplefilter('error'); import torch, numpy; "
+        "torch.from_numpy(numpy.zeros(2)); torch.zeros(2).numpy(); print(torch.__version__)"
+    )
+    res = subprocess.run([str(py), "-c", code], capture_output=True, text=True, check=False)
+    if res.returncode == 0:
+        return None
+    return (res.stderr.strip().splitlines() or ["exit %d" % res.returncode])[-1][:300]
+
+
+def build_env(version: str, base: Path, log) -> tuple[Path | None, str]:
+    """Create (or reuse) the environment for ``version``; return (its python, how it was pinned)."""
+    env = base / f"torch-{version}"
+    py = env / "bin" / "python"
+    ready = env / ".fieldnotes-ready"
+    if ready.is_file():
+        return py, ready.read_text().strip()
+    shutil.rmtree(env, ignore_errors=True)
+    uv = _uv()
+    subprocess.run(
+        [*uv, "venv", "-q", "--python", _python311(), str(env)], check=True, stdout=log, stderr=log
+    )
+    others = [ln for ln in LOCK.read_text().splitlines() if ln and not ln.startswith(("#", "torch=="))]
+    req = env / "requirements-matrix.txt"
+    req.write_text("\n".join([f"torch=={version}", *others]) + "\n")
+    how = "the lock's pins"
+    t0 = time.perf_counter()
+    res = subprocess.run(
+        [*uv, "pip", "install", "--python", str(py), "-r", str(req)], stdout=log, stderr=log, check=False
+    )
+    problem = "could not install with the lock's pins" if res.returncode else _probe(py)
+    if problem:
+        print(f"    {problem}; retrying with numpy<2 and the other packages unpinned", flush=True)
+        names = [re.split(r"[=<>~!;\s]", ln, maxsplit=1)[0] for ln in others]
+        names = [n for n in names if n.lower() != "numpy"]
+        req.write_text("\n".join([f"torch=={version}", "numpy<2", *names]) + "\n")
+        res = subprocess.run(
+            [*uv, "pip", "install", "--python", str(py), "-r", str(req)], stdout=log, stderr=log, check=False
+        )
+        if res.returncode:
+            return None, f"could not install: see {log.name}"
+        problem = _probe(py)
+        if problem:
+            return None, f"torch {version} does not run here: {problem}"
+        how = "numpy<2, other packages unpinned"
+    # As `make setup`: `import helpers` from any directory, and torchviz's `dot` from graphviz-pure.
+    purelib = subprocess.run(
+        [str(py), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
+    Path(purelib, "fieldnotes.pth").write_text(str(ROOT) + "\n")
+    dot = env / "bin" / "dot"
+    if not dot.exists():
+        dot.symlink_to("graphviz-pure")
+    ready.write_text(how + "\n")
+    print(
+        f"    installed in {time.perf_counter() - t0:.0f} s ({how}); {_size(env) / 2**30:.1f} GiB", flush=True
+    )
+    return py, how
+
+
+def _size(path: Path) -> int:
+    return sum(f.stat().st_size for f in path.rglob("*") if f.is_file() and not f.is_symlink())
+
+
+def run_version(
+    version: str,
+    base: Path,
+    jobs: int,
+    drop: bool,
+    out_dir: Path,
+    install_only: bool = False,
+    only: list[str] | None = None,
+) -> int:
+    print(f"== torch {version}", flush=True)
+    if version == pinned_torch():
+        print("    the pinned version: the project's own environment", flush=True)
+        py = Path(sys.executable)
+    else:
+        base.mkdir(parents=True, exist_ok=True)
+        with open(base / f"torch-{version}.log", "a") as log:
+            py, how = build_env(version, base, log)
+        if py is None:
+            rec = VerificationRecord(
+                label=f"torch-{version}-cpu",
+                torch=version,
+                device="cpu",
+                date=dt.date.today().isoformat(),
+                status=how,
+            )
+            print(f"    {how}; recorded as such", flush=True)
+            rec.save(out_dir)
+            return 1
+    if install_only:
+        return 0
+    env = {**os.environ, "PATH": f"{py.parent}{os.pathsep}{os.environ.get('PATH', '')}"}
+    env.pop("VIRTUAL_ENV", None)
+    res = subprocess.run(
+        [
+            str(py),
+            str(Path(__file__).resolve()),
+            "--here",
+            "--torch",
+            version,
+            "--jobs",
+            str(jobs),
+            "--out",
+            str(out_dir),
+            *(["--only", *only] if only else []),
+        ],
+        env=env,
+        check=False,
+    )
+    if drop and py != Path(sys.executable):
+        shutil.rmtree(base / f"torch-{version}", ignore_errors=True)
+        print(f"    removed {base / f'torch-{version}'}", flush=True)
+    return res.returncode
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("versions", nargs="*", help="torch versions, e.g. 2.11.0 2.15.0")
+    ap.add_argument("--here", action="store_true", help="record the running interpreter's torch")
+    ap.add_argument("--torch", help="with --here: the version that must be installed")
+    ap.add_argument("--jobs", type=int, default=2, help="notebooks run at a time (default 2)")
+    ap.add_argument("--dir", type=Path, default=DEFAULT_DIR, help=f"where environments live ({DEFAULT_DIR})")
+    ap.add_argument("--drop", action="store_true", help="delete each environment once its record is written")
+    ap.add_argument("--out", type=Path, default=RECORD_DIR, help="where records are written")
+    ap.add_argument("--install-only", action="store_true", help="build the environments, run nothing")
+    ap.add_argument(
+        "--only",
+        nargs="*",
+        help="notebook prefixes to run (e.g. 02 16): updates those notebooks in an existing record",
+    )
+    args = ap.parse_args(argv)
+    if args.jobs < 1:
+        ap.error("--jobs must be >= 1")
+    if args.here:
+        rec = record_here(args.torch, args.jobs, args.out, args.only)
+        return 0 if rec.counts()["fail"] == 0 else 1
+    if not args.versions:
+        ap.error("name at least one torch version (e.g. 2.15.0), or --here")
+    bad = [v for v in args.versions if not VERSION_RE.match(v)]
+    if bad:
+        ap.error(f"versions must look like 2.15.0 (the newest patch of a minor), got {bad}")
+    if args.dir.resolve().is_relative_to(ROOT):
+        ap.error("keep matrix environments outside the repository (--dir)")
+    failed = [
+        v
+        for v in args.versions
+        if run_version(v, args.dir, args.jobs, args.drop, args.out, args.install_only, args.only)
+    ]
+    print(
+        f"== {len(args.versions) - len(failed)}/{len(args.versions)} versions without a failing claim"
+        + (f"; with failures: {' '.join(failed)}" if failed else "")
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
