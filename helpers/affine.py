@@ -20,8 +20,11 @@ __all__ = ["pixel_to_normalized", "cv2_to_theta", "theta_to_cv2"]
 
 
 def _check_hw(hw, name: str) -> tuple[int, int]:
-    if (not isinstance(hw, (tuple, list)) or len(hw) != 2
-            or any(isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 1 for v in hw)):
+    if (
+        not isinstance(hw, (tuple, list))
+        or len(hw) != 2
+        or any(isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 1 for v in hw)
+    ):
         raise ValueError(f"{name} must be (height, width) with positive ints, got {hw!r}")
     return int(hw[0]), int(hw[1])
 
@@ -45,8 +48,9 @@ def pixel_to_normalized(hw: tuple[int, int], align_corners: bool) -> torch.Tenso
 
 
 def _as_3x3(m, name: str) -> torch.Tensor:
-    t = torch.as_tensor(np.asarray(m, dtype=np.float64) if not isinstance(m, torch.Tensor) else m,
-                        dtype=torch.float64)
+    t = torch.as_tensor(
+        np.asarray(m, dtype=np.float64) if not isinstance(m, torch.Tensor) else m, dtype=torch.float64
+    )
     if t.ndim not in (2, 3) or t.shape[-2:] not in ((2, 3), (3, 3)):
         raise ValueError(f"{name} must have shape (2, 3), (3, 3) or (B, 2, 3); got {tuple(t.shape)}")
     if not bool(torch.isfinite(t).all()):
@@ -59,15 +63,22 @@ def _as_3x3(m, name: str) -> torch.Tensor:
     # Relative test: the ratio of the smallest to the largest singular value of the linear part does not
     # depend on the overall scale, so 1e-7·I is accepted while [[1, 2], [2, 4]] is not.
     sv = torch.linalg.svdvals(t[..., :2, :2])
-    ratio = torch.where(sv[..., 0] > 0, sv[..., -1] / sv[..., 0].clamp_min(torch.finfo(torch.float64).tiny),
-                        torch.zeros_like(sv[..., 0]))
+    ratio = torch.where(
+        sv[..., 0] > 0,
+        sv[..., -1] / sv[..., 0].clamp_min(torch.finfo(torch.float64).tiny),
+        torch.zeros_like(sv[..., 0]),
+    )
     if bool((ratio < 1e-12).any()):
-        raise ValueError(f"{name} is singular (smallest/largest singular value {ratio.min().item():.3g}): "
-                         "it has no inverse")
+        raise ValueError(
+            f"{name} is singular (smallest/largest singular value {ratio.min().item():.3g}): "
+            "it has no inverse"
+        )
     return t
 
 
-def cv2_to_theta(M, in_hw: tuple[int, int], out_hw: tuple[int, int], align_corners: bool = False) -> torch.Tensor:
+def cv2_to_theta(
+    M, in_hw: tuple[int, int], out_hw: tuple[int, int], align_corners: bool = False
+) -> torch.Tensor:
     """theta (float64, shape (2, 3) or (B, 2, 3)) that makes ``grid_sample(affine_grid(theta))`` equal
     ``cv2.warpAffine(src, M, (out_w, out_h))`` (bilinear, same ``align_corners`` in both torch calls)."""
     Mt = _as_3x3(M, "M")
@@ -76,7 +87,9 @@ def cv2_to_theta(M, in_hw: tuple[int, int], out_hw: tuple[int, int], align_corne
     return (n_in @ torch.linalg.inv(Mt) @ torch.linalg.inv(n_out))[..., :2, :]
 
 
-def theta_to_cv2(theta, in_hw: tuple[int, int], out_hw: tuple[int, int], align_corners: bool = False) -> np.ndarray:
+def theta_to_cv2(
+    theta, in_hw: tuple[int, int], out_hw: tuple[int, int], align_corners: bool = False
+) -> np.ndarray:
     """Inverse of :func:`cv2_to_theta`: OpenCV's M (float64 ndarray, (2, 3) or (B, 2, 3))."""
     T = _as_3x3(theta, "theta")
     n_in = pixel_to_normalized(_check_hw(in_hw, "in_hw"), align_corners)

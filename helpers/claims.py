@@ -26,8 +26,17 @@ import numpy as np
 import torch
 
 __all__ = [
-    "ClaimError", "LedgerEntry", "REFERENCE_KINDS", "claim", "claim_close", "claim_raises", "skip",
-    "LEDGER_RE", "SKIP_RE", "parse_ledger", "parse_skips",
+    "ClaimError",
+    "LedgerEntry",
+    "REFERENCE_KINDS",
+    "claim",
+    "claim_close",
+    "claim_raises",
+    "skip",
+    "LEDGER_RE",
+    "SKIP_RE",
+    "parse_ledger",
+    "parse_skips",
 ]
 
 #: What a check may be compared with: key used in ``against="key: what"`` -> words printed in the ledger.
@@ -148,10 +157,15 @@ def claim_close(
     a = actual if isinstance(actual, torch.Tensor) else torch.as_tensor(actual)
     e = expected if isinstance(expected, torch.Tensor) else torch.as_tensor(expected)
     if a is e or (
-        a.numel() > 0 and a.device == e.device and a.data_ptr() == e.data_ptr()
-        and a.shape == e.shape and a.stride() == e.stride()
+        a.numel() > 0
+        and a.device == e.device
+        and a.data_ptr() == e.data_ptr()
+        and a.shape == e.shape
+        and a.stride() == e.stride()
     ):
-        raise ValueError(f"{cid}: actual and expected are the same memory; compare with an independent reference")
+        raise ValueError(
+            f"{cid}: actual and expected are the same memory; compare with an independent reference"
+        )
     try:
         torch.testing.assert_close(a, e, rtol=rtol, atol=atol, check_dtype=False, check_device=False)
     except AssertionError as exc:
@@ -195,7 +209,8 @@ def claim_raises(
                 fix()
             except Exception as fix_exc:  # noqa: BLE001 - the fix must work
                 raise ClaimError(
-                    f"{cid} FAILED: {statement} (the fix raised {type(fix_exc).__name__}: {str(fix_exc)[:200]})"
+                    f"{cid} FAILED: {statement} "
+                    f"(the fix raised {type(fix_exc).__name__}: {str(fix_exc)[:200]})"
                 ) from fix_exc
         print(_line(cid, statement, against))
         return exc
@@ -217,7 +232,7 @@ def skip(cid: str, statement: str, reason: str, *, against: str) -> None:
     _validate(cid, statement)
     if not isinstance(reason, str) or not reason.strip() or "\n" in reason:
         raise ValueError("skip reason must be a non-empty single line")
-    line = _line(cid, statement, against)[len("✔ "):]
+    line = _line(cid, statement, against)[len("✔ ") :]
     print(f"⊘ {line} — skipped: {reason.strip()}")
 
 

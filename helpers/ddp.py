@@ -35,8 +35,16 @@ from torch.nn.parallel import DistributedDataParallel as DDP
 
 from helpers.models import make_mlp
 
-__all__ = ["run", "make_data", "train_reference", "layerdrop_reference", "two_heads_reference", "TwoHeads",
-           "SCENARIOS", "WorkerError"]
+__all__ = [
+    "run",
+    "make_data",
+    "train_reference",
+    "layerdrop_reference",
+    "two_heads_reference",
+    "TwoHeads",
+    "SCENARIOS",
+    "WorkerError",
+]
 
 
 class WorkerError(RuntimeError):
@@ -44,7 +52,9 @@ class WorkerError(RuntimeError):
 
 
 # --- shared model and data (used by workers and by the single-process references) ----------------
-def make_data(n_total: int, seed: int = 0, dtype: torch.dtype = torch.float64) -> tuple[torch.Tensor, torch.Tensor]:
+def make_data(
+    n_total: int, seed: int = 0, dtype: torch.dtype = torch.float64
+) -> tuple[torch.Tensor, torch.Tensor]:
     g = torch.Generator().manual_seed(seed)
     x = torch.randn(n_total, 4, generator=g, dtype=dtype)
     y = torch.sin(x.sum(1, keepdim=True))
@@ -119,11 +129,13 @@ class LayerDropNet(nn.Module):
         self.out = nn.Linear(8, 1)
         self.double()
 
-    def forward(self, x: torch.Tensor, drop: frozenset = frozenset(), mask_instead: bool = False) -> torch.Tensor:
+    def forward(
+        self, x: torch.Tensor, drop: frozenset = frozenset(), mask_instead: bool = False
+    ) -> torch.Tensor:
         h = torch.tanh(self.inp(x))
         for i, block in enumerate(self.blocks):
             if i in drop:
-                if mask_instead:                  # keep the block in the graph, contribute nothing
+                if mask_instead:  # keep the block in the graph, contribute nothing
                     h = h + 0.0 * torch.tanh(block(h))
                 continue
             h = h + torch.tanh(block(h))
@@ -132,11 +144,14 @@ class LayerDropNet(nn.Module):
 
 def drop_pattern(rank: int, step: int) -> frozenset:
     """Deterministic, different per rank and step (the notes' layer-drop with p > 0)."""
-    return frozenset({(step + rank) % 4, (step * 3 + 2 * rank + 1) % 4} if step % 2 == 0 else {(step + 2 * rank) % 4})
+    return frozenset(
+        {(step + rank) % 4, (step * 3 + 2 * rank + 1) % 4} if step % 2 == 0 else {(step + 2 * rank) % 4}
+    )
 
 
-def layerdrop_reference(steps: int = 4, lr: float = 0.1, world: int = 2, *, mask: bool = False,
-                        momentum: float = 0.0) -> list[list[float]]:
+def layerdrop_reference(
+    steps: int = 4, lr: float = 0.1, world: int = 2, *, mask: bool = False, momentum: float = 0.0
+) -> list[list[float]]:
     """Single process: the mean of each rank's shard loss with that rank's drop pattern.
 
     ``mask=True`` multiplies dropped blocks by 0 instead of skipping them: a block dropped by every rank
@@ -148,8 +163,12 @@ def layerdrop_reference(steps: int = 4, lr: float = 0.1, world: int = 2, *, mask
     sizes = [16 // world] * world
     for step in range(steps):
         opt.zero_grad()
-        loss = sum(F.mse_loss(model(x[_shard(r, sizes)], drop_pattern(r, step), mask_instead=mask), y[_shard(r, sizes)])
-                   for r in range(world))
+        loss = sum(
+            F.mse_loss(
+                model(x[_shard(r, sizes)], drop_pattern(r, step), mask_instead=mask), y[_shard(r, sizes)]
+            )
+            for r in range(world)
+        )
         (loss / world).backward()
         opt.step()
     return _params(model)
@@ -157,10 +176,14 @@ def layerdrop_reference(steps: int = 4, lr: float = 0.1, world: int = 2, *, mask
 
 # --- scenarios (run inside each worker after the process group is up) ---------------------------
 def _train(rank: int, world: int, steps: int = 5, lr: float = 0.1) -> dict[str, Any]:
-    """DDP training for three data splits: equal shards, unequal with mean loss, unequal with global weighting."""
+    """DDP training for three data splits: equal shards, unequal with mean loss, unequal with global
+    weighting."""
     out = {}
-    for name, sizes, weighting in [("equal", [8, 8], "mean"), ("unequal_mean", [10, 6], "mean"),
-                                   ("unequal_global", [10, 6], "global")]:
+    for name, sizes, weighting in [
+        ("equal", [8, 8], "mean"),
+        ("unequal_mean", [10, 6], "mean"),
+        ("unequal_global", [10, 6], "global"),
+    ]:
         x, y = make_data(sum(sizes))
         xs, ys = x[_shard(rank, sizes)], y[_shard(rank, sizes)]
         model = DDP(_model())
@@ -168,17 +191,24 @@ def _train(rank: int, world: int, steps: int = 5, lr: float = 0.1) -> dict[str, 
         for _ in range(steps):
             opt.zero_grad()
             if weighting == "mean":
-                loss = F.mse_loss(model(xs), ys)                                      # mean over this shard
+                loss = F.mse_loss(model(xs), ys)  # mean over this shard
             else:
-                loss = F.mse_loss(model(xs), ys, reduction="sum") * world / sum(sizes)   # DDP averages over ranks
+                loss = (
+                    F.mse_loss(model(xs), ys, reduction="sum") * world / sum(sizes)
+                )  # DDP averages over ranks
             loss.backward()
             opt.step()
         out[name] = _params(model.module)
     return out
 
 
-def _collective_on_one_rank(rank: int, world: int, kind: str = "all_reduce", group_timeout_s: float | None = None,
-                            wait_s: float = 60.0) -> dict[str, Any]:
+def _collective_on_one_rank(
+    rank: int,
+    world: int,
+    kind: str = "all_reduce",
+    group_timeout_s: float | None = None,
+    wait_s: float = 60.0,
+) -> dict[str, Any]:
     """Rank 0 alone enters a collective (the notes' `if rank == 0: reduce_tensor(loss)`); the others never do.
 
     kind="all_reduce": plain all_reduce, ended by the process group's timeout.
@@ -194,7 +224,7 @@ def _collective_on_one_rank(rank: int, world: int, kind: str = "all_reduce", gro
     group = None
     if group_timeout_s is not None:
         group = dist.new_group(backend="gloo", timeout=datetime.timedelta(seconds=group_timeout_s))
-    store = dist.distributed_c10d._get_default_store()      # the file:// store, independent of gloo's sockets
+    store = dist.distributed_c10d._get_default_store()  # the file:// store, independent of gloo's sockets
     done_key = f"rank0_done_{kind}"
     if rank != 0:
         with contextlib.suppress(Exception):
@@ -208,8 +238,12 @@ def _collective_on_one_rank(rank: int, world: int, kind: str = "all_reduce", gro
             dist.monitored_barrier(group=group, timeout=datetime.timedelta(seconds=2))
         return {"raised": None}
     except Exception as exc:  # noqa: BLE001 - the type is part of the result
-        return {"raised": type(exc).__name__, "is_runtime_error": isinstance(exc, RuntimeError),
-                "message": str(exc), "seconds": time.perf_counter() - t0}
+        return {
+            "raised": type(exc).__name__,
+            "is_runtime_error": isinstance(exc, RuntimeError),
+            "message": str(exc),
+            "seconds": time.perf_counter() - t0,
+        }
     finally:
         store.set(done_key, "1")
 
@@ -240,10 +274,16 @@ def _no_sync_accumulation(rank: int, world: int, k: int = 4, lr: float = 0.1) ->
 
     params_sync, calls_every = run_once(False)
     params_nosync, calls_last = run_once(True)
-    return {"params": params_nosync, "params_every_step": params_sync, "allreduce_calls": [calls_every, calls_last]}
+    return {
+        "params": params_nosync,
+        "params_every_step": params_sync,
+        "allreduce_calls": [calls_every, calls_last],
+    }
 
 
-def _unused_params(rank: int, world: int, find_unused: bool = False, static_graph: bool = False) -> dict[str, Any]:
+def _unused_params(
+    rank: int, world: int, find_unused: bool = False, static_graph: bool = False
+) -> dict[str, Any]:
     """A model with a head that forward never uses (the same unused set every iteration)."""
     model = DDP(_two_heads(), find_unused_parameters=find_unused, static_graph=static_graph)
     opt = torch.optim.SGD(model.parameters(), lr=0.1)
@@ -258,7 +298,9 @@ def _unused_params(rank: int, world: int, find_unused: bool = False, static_grap
     return {"failed_at_iteration": None, "params": _params(model.module)}
 
 
-def _layerdrop(rank: int, world: int, mode: str, steps: int = 4, lr: float = 0.1, momentum: float = 0.0) -> dict[str, Any]:
+def _layerdrop(
+    rank: int, world: int, mode: str, steps: int = 4, lr: float = 0.1, momentum: float = 0.0
+) -> dict[str, Any]:
     """Layer drop with a different pattern per rank. mode: 'plain', 'find_unused', 'static_graph', 'mask'."""
     x, y = make_data(16, seed=3)
     sizes = [16 // world] * world
@@ -293,20 +335,21 @@ def _save_load(rank: int, world: int, path: str) -> dict[str, Any]:
 
 
 def _init_broadcast(rank: int, world: int) -> dict[str, Any]:
-    """Ranks seed differently; DDP's constructor broadcasts rank 0's weights; editing one replica desyncs them.
+    """Ranks seed differently; DDP's constructor broadcasts rank 0's weights; editing one replica desyncs
+    them.
 
     Counterfactuals in the same run: one step of an unedited copy keeps the replicas equal, and a draw after
     the same ``torch.manual_seed(0)`` on every rank is the same on every rank.
     """
     torch.manual_seed(100 + rank)
-    model = make_mlp([4, 8, 1], nn.Tanh).double()       # initialised from this rank's own RNG
-    model.register_buffer("stat", torch.full((2,), float(rank), dtype=torch.float64))   # a per-rank buffer
+    model = make_mlp([4, 8, 1], nn.Tanh).double()  # initialised from this rank's own RNG
+    model.register_buffer("stat", torch.full((2,), float(rank), dtype=torch.float64))  # a per-rank buffer
     before, buffer_before = _params(model), model.stat.tolist()
     rng_before = torch.get_rng_state()
     ddp_model = DDP(model)
     rng_untouched = torch.equal(rng_before, torch.get_rng_state())
     after, buffer_after = _params(ddp_model.module), ddp_model.module.stat.tolist()
-    augmentation_draw = torch.rand(3).tolist()          # per-rank RNG stream, e.g. for data augmentation
+    augmentation_draw = torch.rand(3).tolist()  # per-rank RNG stream, e.g. for data augmentation
     x, y = make_data(8)
     unedited = DDP(copy.deepcopy(ddp_model.module))
     unedited_opt = torch.optim.SGD(unedited.parameters(), lr=0.1)
@@ -316,29 +359,40 @@ def _init_broadcast(rank: int, world: int) -> dict[str, Any]:
     same_seed_draw = torch.rand(3).tolist()
     if rank == 0:
         with torch.no_grad():
-            ddp_model.module[0].weight.add_(1.0)        # a change on one rank only, outside autograd
+            ddp_model.module[0].weight.add_(1.0)  # a change on one rank only, outside autograd
     opt = torch.optim.SGD(ddp_model.parameters(), lr=0.1)
     opt.zero_grad()
     F.mse_loss(ddp_model(x), y).backward()
     opt.step()
-    return {"before": before, "after": after, "buffer_before": buffer_before, "buffer_after": buffer_after,
-            "rng_untouched": rng_untouched, "draw": augmentation_draw, "same_seed_draw": same_seed_draw,
-            "after_step": _params(ddp_model.module), "after_step_unedited": _params(unedited.module)}
+    return {
+        "before": before,
+        "after": after,
+        "buffer_before": buffer_before,
+        "buffer_after": buffer_after,
+        "rng_untouched": rng_untouched,
+        "draw": augmentation_draw,
+        "same_seed_draw": same_seed_draw,
+        "after_step": _params(ddp_model.module),
+        "after_step_unedited": _params(unedited.module),
+    }
 
 
 def _group_facts(rank: int, world: int) -> dict[str, Any]:
-    """Inside the running gloo group: the timeout a new group gets without ``timeout=``, and SyncBatchNorm on CPU.
+    """Inside the running gloo group: the timeout a new group gets without ``timeout=``, and SyncBatchNorm on
+    CPU.
 
     ``default_timeout_s``: a ``dist.new_group(backend="gloo")`` created without ``timeout=`` (private API
     ``_get_backend(cpu).options._timeout``); ``world_timeout_s``: the world group, created with ``timeout=``.
     SyncBatchNorm in training mode on a CPU input, in the 2-rank world group and in a 1-rank subgroup of this
-    rank alone: the exception it raises (None if it did not). Its eval-mode output is compared with BatchNorm2d's.
+    rank alone: the exception it raises (None if it did not). Its eval-mode output is compared with
+    BatchNorm2d's.
     """
+
     def timeout_s(group: Any) -> float:
         return group._get_backend(torch.device("cpu")).options._timeout.total_seconds()
 
     default_group = dist.new_group(backend="gloo")
-    singles = [dist.new_group([r], backend="gloo") for r in range(world)]   # every rank creates every group
+    singles = [dist.new_group([r], backend="gloo") for r in range(world)]  # every rank creates every group
 
     def raised(fn: Callable[[], Any]) -> dict[str, str] | None:
         try:
@@ -355,10 +409,14 @@ def _group_facts(rank: int, world: int) -> dict[str, Any]:
         bn.running_mean.copy_(torch.linspace(-1, 1, 3))
     sync = nn.SyncBatchNorm.convert_sync_batchnorm(copy.deepcopy(bn))
     single = nn.SyncBatchNorm.convert_sync_batchnorm(copy.deepcopy(bn), process_group=singles[rank])
-    return {"default_timeout_s": timeout_s(default_group), "world_timeout_s": timeout_s(dist.group.WORLD),
-            "world_size_single": dist.get_world_size(singles[rank]),
-            "train_raised": raised(lambda: sync(x)), "single_raised": raised(lambda: single(x)),
-            "eval_equal": torch.equal(sync.eval()(x), bn.eval()(x))}
+    return {
+        "default_timeout_s": timeout_s(default_group),
+        "world_timeout_s": timeout_s(dist.group.WORLD),
+        "world_size_single": dist.get_world_size(singles[rank]),
+        "train_raised": raised(lambda: sync(x)),
+        "single_raised": raised(lambda: single(x)),
+        "eval_equal": torch.equal(sync.eval()(x), bn.eval()(x)),
+    }
 
 
 def _nccl_all_reduce(rank: int, world: int) -> dict[str, Any]:
@@ -376,7 +434,9 @@ def _listeners(rank: int, world: int, probe_store: bool = False) -> dict[str, An
     """
     out: dict[str, Any] = {"listening": _listening_addresses()}
     if probe_store and rank == 0:
-        store = dist.TCPStore("127.0.0.1", 0, world_size=1, is_master=True, timeout=datetime.timedelta(seconds=5))
+        store = dist.TCPStore(
+            "127.0.0.1", 0, world_size=1, is_master=True, timeout=datetime.timedelta(seconds=5)
+        )
         port = store.port
         out["store_listening"] = [a for a in _listening_addresses() if a.endswith(f":{port}")]
         del store
@@ -400,15 +460,15 @@ def _listening_addresses() -> list[str]:
             continue
         for line in lines:
             cols = line.split()
-            if cols[3] != "0A" or cols[9] not in inodes:           # 0A = LISTEN
+            if cols[3] != "0A" or cols[9] not in inodes:  # 0A = LISTEN
                 continue
             hex_ip, hex_port = cols[1].split(":")
             raw = bytes.fromhex(hex_ip)
             if width == 8:
                 ip = ".".join(str(b) for b in raw[::-1])
-            else:                                                  # 4 little-endian 32-bit words
-                words = [raw[i:i + 4][::-1] for i in range(0, 16, 4)]
-                ip = ":".join(b"".join(words)[i:i + 2].hex() for i in range(0, 16, 2))
+            else:  # 4 little-endian 32-bit words
+                words = [raw[i : i + 4][::-1] for i in range(0, 16, 4)]
+                ip = ":".join(b"".join(words)[i : i + 2].hex() for i in range(0, 16, 2))
             found.append(f"{ip}:{int(hex_port, 16)}")
     return sorted(found)
 
@@ -420,23 +480,44 @@ def _batch(rank: int, world: int, jobs: list[tuple[str, dict]]) -> dict[str, Any
 
 
 SCENARIOS: dict[str, Callable[..., dict[str, Any]]] = {
-    "batch": _batch, "listeners": _listeners, "no_sync_accumulation": _no_sync_accumulation, "init_broadcast": _init_broadcast, "nccl_all_reduce": _nccl_all_reduce,
-    "train": _train, "collective_on_one_rank": _collective_on_one_rank, "unused_params": _unused_params,
-    "layerdrop": _layerdrop, "save_load": _save_load, "group_facts": _group_facts,
+    "batch": _batch,
+    "listeners": _listeners,
+    "no_sync_accumulation": _no_sync_accumulation,
+    "init_broadcast": _init_broadcast,
+    "nccl_all_reduce": _nccl_all_reduce,
+    "train": _train,
+    "collective_on_one_rank": _collective_on_one_rank,
+    "unused_params": _unused_params,
+    "layerdrop": _layerdrop,
+    "save_load": _save_load,
+    "group_facts": _group_facts,
 }
 
 
 # --- process management -------------------------------------------------------------------------
-def _worker(rank: int, world: int, init_file: str, scenario: str, kwargs: dict, results: Any, timeout_s: float,
-            backend: str) -> None:
+def _worker(
+    rank: int,
+    world: int,
+    init_file: str,
+    scenario: str,
+    kwargs: dict,
+    results: Any,
+    timeout_s: float,
+    backend: str,
+) -> None:
     devnull = os.open(os.devnull, os.O_WRONLY)
     os.dup2(devnull, 1)
     os.dup2(devnull, 2)
     os.environ["GLOO_SOCKET_IFNAME"] = "lo"
     torch.set_num_threads(1)
     try:
-        dist.init_process_group(backend, init_method=f"file://{init_file}", rank=rank, world_size=world,
-                                timeout=datetime.timedelta(seconds=timeout_s))
+        dist.init_process_group(
+            backend,
+            init_method=f"file://{init_file}",
+            rank=rank,
+            world_size=world,
+            timeout=datetime.timedelta(seconds=timeout_s),
+        )
         results.put((rank, "ok", SCENARIOS[scenario](rank, world, **kwargs)))
     except BaseException as exc:  # noqa: BLE001 - everything must be reported to the parent
         results.put((rank, "error", {"type": type(exc).__name__, "message": str(exc)}))
@@ -447,14 +528,20 @@ def _worker(rank: int, world: int, init_file: str, scenario: str, kwargs: dict, 
         except BaseException:  # noqa: BLE001
             pass
         results.close()
-        results.join_thread()          # make sure the result left before _exit
+        results.join_thread()  # make sure the result left before _exit
         sys.stdout.flush()
         sys.stderr.flush()
         os._exit(0)
 
 
-def run(scenario: str, world_size: int = 2, timeout_s: float = 20.0, join_timeout_s: float = 90.0,
-        backend: str = "gloo", **kwargs: Any) -> list[tuple[str, dict[str, Any]]]:
+def run(
+    scenario: str,
+    world_size: int = 2,
+    timeout_s: float = 20.0,
+    join_timeout_s: float = 90.0,
+    backend: str = "gloo",
+    **kwargs: Any,
+) -> list[tuple[str, dict[str, Any]]]:
     """Run ``scenario`` on ``world_size`` spawned ranks; return ``[(status, result)]`` ordered by rank.
 
     ``status`` is ``"ok"`` or ``"error"`` (then ``result`` has ``type`` and ``message``).
@@ -472,8 +559,14 @@ def run(scenario: str, world_size: int = 2, timeout_s: float = 20.0, join_timeou
     results = ctx.Queue()
     with tempfile.TemporaryDirectory() as tmp:
         init_file = os.path.join(tmp, "rendezvous")
-        procs = [ctx.Process(target=_worker, args=(r, world_size, init_file, scenario, kwargs, results, timeout_s, backend),
-                             daemon=True) for r in range(world_size)]
+        procs = [
+            ctx.Process(
+                target=_worker,
+                args=(r, world_size, init_file, scenario, kwargs, results, timeout_s, backend),
+                daemon=True,
+            )
+            for r in range(world_size)
+        ]
         for p in procs:
             p.start()
         collected: dict[int, tuple[str, dict]] = {}
@@ -482,7 +575,9 @@ def run(scenario: str, world_size: int = 2, timeout_s: float = 20.0, join_timeou
             while len(collected) < world_size:
                 remaining = deadline - time.monotonic()
                 if remaining <= 0:
-                    raise WorkerError(f"{scenario}: only ranks {sorted(collected)} reported within {join_timeout_s} s")
+                    raise WorkerError(
+                        f"{scenario}: only ranks {sorted(collected)} reported within {join_timeout_s} s"
+                    )
                 try:
                     rank, status, payload = results.get(timeout=min(remaining, 1.0))
                     collected[rank] = (status, payload)

@@ -1,6 +1,7 @@
 """torchrun entry point for notebook 13: the 'train' scenario of helpers.ddp under a real launcher.
 
-    torchrun --nproc_per_node=2 --master_addr=127.0.0.1 --master_port=PORT -m helpers.ddp_script --out result.json
+    torchrun --nproc_per_node=2 --master_addr=127.0.0.1 --master_port=PORT \
+        -m helpers.ddp_script --out result.json
 
 torchrun sets RANK, LOCAL_RANK, WORLD_SIZE, MASTER_ADDR and MASTER_PORT (each rank reports them back);
 init_method defaults to env://.
@@ -25,13 +26,14 @@ def main() -> None:
     ap.add_argument("--out", required=True, help="JSON file written by rank 0")
     args = ap.parse_args()
     torch.set_num_threads(1)
-    dist.init_process_group("gloo")                     # env:// from torchrun's variables
+    dist.init_process_group("gloo")  # env:// from torchrun's variables
     rank, world = dist.get_rank(), dist.get_world_size()
     result = SCENARIOS["train"](rank, world)
     gathered = [None] * world
     env = {k: os.environ[k] for k in ENV_VARS}
-    dist.all_gather_object(gathered, {"rank": rank, "local_rank": int(os.environ["LOCAL_RANK"]), "env": env,
-                                      "result": result})
+    dist.all_gather_object(
+        gathered, {"rank": rank, "local_rank": int(os.environ["LOCAL_RANK"]), "env": env, "result": result}
+    )
     if rank == 0:
         with open(args.out, "w", encoding="utf-8") as f:
             json.dump({"world_size": world, "ranks": gathered}, f)

@@ -1,4 +1,5 @@
-"""Deployment helpers for notebook 15: a quiet ONNX export, channel significance and channel removal for pruning."""
+"""Deployment helpers for notebook 15: a quiet ONNX export, channel significance and channel removal
+for pruning."""
 
 from __future__ import annotations
 
@@ -36,7 +37,11 @@ def captured_output() -> Iterator[io.StringIO]:
         previous_disable = logging.root.manager.disable
         logging.disable(logging.CRITICAL)
         try:
-            with warnings.catch_warnings(), contextlib.redirect_stdout(buffer), contextlib.redirect_stderr(buffer):
+            with (
+                warnings.catch_warnings(),
+                contextlib.redirect_stdout(buffer),
+                contextlib.redirect_stderr(buffer),
+            ):
                 warnings.simplefilter("ignore")
                 yield buffer
         finally:
@@ -52,7 +57,8 @@ def captured_output() -> Iterator[io.StringIO]:
 
 
 def export_onnx(model: nn.Module, example: tuple, path: str, **kwargs) -> str:
-    """``torch.onnx.export(model, example, path, dynamo=True, **kwargs)`` without any output; returns the log."""
+    """``torch.onnx.export(model, example, path, dynamo=True, **kwargs)`` without any output; returns the
+    log."""
     if not isinstance(model, nn.Module):
         raise TypeError(f"model must be an nn.Module, got {type(model).__name__}")
     if not isinstance(example, tuple):
@@ -117,9 +123,23 @@ def drop_channels(model: nn.Sequential, index: int, channels: list[int]) -> nn.S
     if conv.bias is not None:
         conv.bias = _keep(conv.bias, 0, keep)
     conv.out_channels = len(keep)
-    per_channel = (nn.ReLU, nn.LeakyReLU, nn.ReLU6, nn.ELU, nn.SELU, nn.GELU, nn.SiLU, nn.Sigmoid, nn.Tanh,
-                   nn.Identity, nn.Dropout, nn.Dropout2d, nn.MaxPool2d, nn.AvgPool2d)
-    for m in list(pruned)[index + 1:]:
+    per_channel = (
+        nn.ReLU,
+        nn.LeakyReLU,
+        nn.ReLU6,
+        nn.ELU,
+        nn.SELU,
+        nn.GELU,
+        nn.SiLU,
+        nn.Sigmoid,
+        nn.Tanh,
+        nn.Identity,
+        nn.Dropout,
+        nn.Dropout2d,
+        nn.MaxPool2d,
+        nn.AvgPool2d,
+    )
+    for m in list(pruned)[index + 1 :]:
         if isinstance(m, nn.BatchNorm2d):
             if m.affine:
                 m.weight, m.bias = _keep(m.weight, 0, keep), _keep(m.bias, 0, keep)

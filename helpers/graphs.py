@@ -22,7 +22,9 @@ def render_png(graph, fontname: str = "Courier") -> bytes:  # noqa: ANN001 - gra
     if not isinstance(fontname, str) or not fontname:
         raise ValueError("fontname must be a non-empty string")
     if shutil.which("dot") is None:
-        raise RuntimeError("Graphviz 'dot' not found on PATH: run `make setup` (links .venv/bin/dot) "
-                           "or install Graphviz, and start Jupyter via `make lab`")
+        raise RuntimeError(
+            "Graphviz 'dot' not found on PATH: run `make setup` (links .venv/bin/dot) "
+            "or install Graphviz, and start Jupyter via `make lab`"
+        )
     graph.node_attr.update(fontname=fontname)
     return graph.pipe(format="png")

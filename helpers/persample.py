@@ -12,8 +12,14 @@ from collections.abc import Callable
 import torch
 from torch import nn
 
-__all__ = ["per_sample_loop", "per_sample_unreduced", "per_sample_grads_batched", "per_sample_vmap",
-           "per_sample_closed_form", "METHODS"]
+__all__ = [
+    "per_sample_loop",
+    "per_sample_unreduced",
+    "per_sample_grads_batched",
+    "per_sample_vmap",
+    "per_sample_closed_form",
+    "METHODS",
+]
 
 LossFn = Callable[[torch.Tensor, torch.Tensor], torch.Tensor]
 
@@ -26,32 +32,42 @@ def _check(model: nn.Module, loss_fn: LossFn, x: torch.Tensor, y: torch.Tensor) 
     if not isinstance(x, torch.Tensor) or not isinstance(y, torch.Tensor):
         raise TypeError("x and y must be tensors")
     if x.ndim == 0 or x.shape[0] == 0 or x.shape[0] != y.shape[0]:
-        raise ValueError(f"x and y need the same non-empty batch dimension, got {tuple(x.shape)} and {tuple(y.shape)}")
+        raise ValueError(
+            f"x and y need the same non-empty batch dimension, got {tuple(x.shape)} and {tuple(y.shape)}"
+        )
     params = {n: p for n, p in model.named_parameters() if p.requires_grad}
     if not params:
         raise ValueError("model has no parameters that require grad")
     return params
 
 
-def per_sample_loop(model: nn.Module, loss_fn: LossFn, x: torch.Tensor, y: torch.Tensor) -> dict[str, torch.Tensor]:
+def per_sample_loop(
+    model: nn.Module, loss_fn: LossFn, x: torch.Tensor, y: torch.Tensor
+) -> dict[str, torch.Tensor]:
     """(a) One forward and one backward per sample (batch size 1)."""
     params = _check(model, loss_fn, x, y)
     rows = []
     for i in range(x.shape[0]):
-        loss = loss_fn(model(x[i:i + 1]), y[i:i + 1]).sum()
+        loss = loss_fn(model(x[i : i + 1]), y[i : i + 1]).sum()
         rows.append(torch.autograd.grad(loss, list(params.values())))
     return {n: torch.stack([r[k] for r in rows]) for k, n in enumerate(params)}
 
 
-def per_sample_unreduced(model: nn.Module, loss_fn: LossFn, x: torch.Tensor, y: torch.Tensor) -> dict[str, torch.Tensor]:
+def per_sample_unreduced(
+    model: nn.Module, loss_fn: LossFn, x: torch.Tensor, y: torch.Tensor
+) -> dict[str, torch.Tensor]:
     """(b) One batched forward, then one backward per element of the unreduced loss."""
     params = _check(model, loss_fn, x, y)
     losses = loss_fn(model(x), y)
-    rows = [torch.autograd.grad(losses[i], list(params.values()), retain_graph=True) for i in range(x.shape[0])]
+    rows = [
+        torch.autograd.grad(losses[i], list(params.values()), retain_graph=True) for i in range(x.shape[0])
+    ]
     return {n: torch.stack([r[k] for r in rows]) for k, n in enumerate(params)}
 
 
-def per_sample_grads_batched(model: nn.Module, loss_fn: LossFn, x: torch.Tensor, y: torch.Tensor) -> dict[str, torch.Tensor]:
+def per_sample_grads_batched(
+    model: nn.Module, loss_fn: LossFn, x: torch.Tensor, y: torch.Tensor
+) -> dict[str, torch.Tensor]:
     """(c) One batched forward, one batched backward: ``is_grads_batched`` with one-hot seeds ``eye(B)``."""
     params = _check(model, loss_fn, x, y)
     losses = loss_fn(model(x), y)
@@ -60,8 +76,9 @@ def per_sample_grads_batched(model: nn.Module, loss_fn: LossFn, x: torch.Tensor,
     return dict(zip(params, grads))
 
 
-def per_sample_vmap(model: nn.Module, loss_fn: LossFn, x: torch.Tensor, y: torch.Tensor,
-                    randomness: str = "error") -> dict[str, torch.Tensor]:
+def per_sample_vmap(
+    model: nn.Module, loss_fn: LossFn, x: torch.Tensor, y: torch.Tensor, randomness: str = "error"
+) -> dict[str, torch.Tensor]:
     """(d) ``torch.func``: the gradient of one sample's loss, vectorised over the batch with ``vmap``.
 
     ``randomness="different"`` lets dropout draw a different mask per sample.
@@ -77,11 +94,13 @@ def per_sample_vmap(model: nn.Module, loss_fn: LossFn, x: torch.Tensor, y: torch
         return loss_fn(out, yi.unsqueeze(0)).sum()
 
     return torch.func.vmap(torch.func.grad(one_sample_loss), in_dims=(None, 0, 0), randomness=randomness)(
-        detached, x, y)
+        detached, x, y
+    )
 
 
-def per_sample_closed_form(model: nn.Sequential, loss_fn: LossFn, x: torch.Tensor,
-                           y: torch.Tensor) -> dict[str, torch.Tensor]:
+def per_sample_closed_form(
+    model: nn.Sequential, loss_fn: LossFn, x: torch.Tensor, y: torch.Tensor
+) -> dict[str, torch.Tensor]:
     """(e) For a Sequential of ``nn.Linear`` and parameter-free layers: per-sample ``dW = g ⊗ a``, ``db = g``.
 
     ``a`` is the layer's input and ``g`` the gradient of the summed loss w.r.t. the layer's output;
@@ -93,8 +112,10 @@ def per_sample_closed_form(model: nn.Sequential, loss_fn: LossFn, x: torch.Tenso
         raise ValueError("per_sample_closed_form needs an nn.Sequential")
     for layer in model:
         if not isinstance(layer, nn.Linear) and any(True for _ in layer.parameters()):
-            raise ValueError(f"per_sample_closed_form supports only nn.Linear layers with parameters, got "
-                             f"{type(layer).__name__}")
+            raise ValueError(
+                f"per_sample_closed_form supports only nn.Linear layers with parameters, got "
+                f"{type(layer).__name__}"
+            )
     inputs, outputs, names = [], [], []
     h = x
     for name, layer in model.named_children():
