@@ -171,15 +171,17 @@ class SelfBusErrorDataset(Dataset):
 
 
 def workers_gone(timeout: float = 10.0, poll: float = 0.05) -> bool:
-    """True once this process has no live child processes (DataLoader workers), polling up to ``timeout`` s.
+    """True once ``multiprocessing.active_children()`` is empty (DataLoader workers are such children;
+    processes started with ``subprocess`` are not counted), polling up to ``timeout`` seconds.
 
-    A worker exits shortly after its iterator is garbage-collected, not at that instant (how long it
-    takes varies between torch releases), so check with a deadline instead of once.
+    A worker exits shortly after its iterator is garbage-collected, not necessarily at that instant, so
+    check with a deadline instead of once.
     """
+    import math
     import multiprocessing
     import time
 
-    if timeout < 0 or poll <= 0:
+    if not (math.isfinite(timeout) and math.isfinite(poll)) or timeout < 0 or poll <= 0:
         raise ValueError(f"timeout must be >= 0 and poll > 0, got timeout={timeout}, poll={poll}")
     deadline = time.monotonic() + timeout
     while multiprocessing.active_children():

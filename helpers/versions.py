@@ -17,6 +17,7 @@ import torch
 __all__ = ["parse_version", "since", "torch_release"]
 
 _VERSION_RE = re.compile(r"^(\d+)\.(\d+)(?:\.(\d+))?")
+_STRICT_RE = re.compile(r"^\d+\.\d+(?:\.\d+)?$")
 
 
 def parse_version(version: str) -> tuple[int, int, int]:
@@ -37,5 +38,11 @@ def torch_release() -> tuple[int, int, int]:
 
 
 def since(version: str) -> bool:
-    """True when the running torch is ``version`` or newer (``since("2.15")`` on 2.15.0+cu132 is True)."""
+    """True when the running torch is ``version`` or newer (``since("2.15")`` on 2.15.0+cu132 is True).
+
+    ``version`` must be plain (``"2.15"`` or ``"2.15.0"``), so a typo fails loudly. The running version is
+    read leniently: a pre-release or nightly of 2.15 (``2.15.0a0+git…``) counts as 2.15.
+    """
+    if not isinstance(version, str) or not _STRICT_RE.match(version):
+        raise ValueError(f"since() needs a plain version like '2.15' or '2.15.0', got {version!r}")
     return torch_release() >= parse_version(version)

@@ -294,3 +294,5 @@ def test_workers_gone_waits_for_a_child_and_validates():
     assert hd.workers_gone(timeout=10.0)
     with pytest.raises(ValueError, match="timeout"):
         hd.workers_gone(timeout=-1)
+    with pytest.raises(ValueError, match="timeout"):
+        hd.workers_gone(timeout=float("nan"))

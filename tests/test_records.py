@@ -91,6 +91,9 @@ def test_versions_helper():
     assert since("2.0") and not since("99.0")
     with pytest.raises(ValueError, match="version"):
         since("latest")
+    for typo in ("2.1O", "2.15rc1", "2.15.0+cpu", 2.15):
+        with pytest.raises(ValueError, match="plain version"):
+            since(typo)
 
 
 def test_version_branches_follow_one_assignment():

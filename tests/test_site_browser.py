@@ -14,7 +14,7 @@ from urllib.parse import unquote, urljoin, urlparse
 import pytest
 
 from tools.browser import chromium_path, launch, serve
-from tools.notebooks import ledger, notebook_paths, read
+from tools.notebooks import claim_cells, ledger, load_records, notebook_paths, read, skipped
 
 pytestmark = pytest.mark.browser
 if chromium_path() is None:
@@ -26,7 +26,7 @@ sync_api = pytest.importorskip(
     "playwright.sync_api", reason="browser tests skipped: playwright not installed"
 )
 
-from tools.build_site import HTML, build  # noqa: E402
+from tools.build_site import HTML, build, version_branches  # noqa: E402
 
 LOCAL_SCHEMES = {"data", "blob", "about", "file"}
 
@@ -230,3 +230,39 @@ def test_ledger_page_counts_every_stored_ledger_line(site):
     text = (site / "claims.html").read_text(encoding="utf-8")
     assert f"{stored} verified claims" in text
     assert len(re.findall(r"<td><p>\d\d-C\d+</p></td>", text)) >= stored
+
+
+def test_version_grid_what_changed_and_holds_on(site, base_url, browser):
+    """One visible grid cell per recorded torch version and claim, with the version as its tooltip; the
+    what-changed page lists every claim whose check branches on the version; each notebook says where it
+    holds."""
+    records = [r for r in load_records() if not r.is_gpu]
+    if not records:
+        pytest.skip("no verification records (make matrix)")
+    n_claims = sum(len(ledger(read(p))) + len(skipped(read(p))) for p in notebook_paths())
+    v = Visit(browser, base_url + "claims.html")
+    try:
+        v.check_clean("claims")
+        cells = v.page.locator("td .fn-grid .fn-v")
+        assert cells.count() == n_claims * len(records)
+        box = cells.first.bounding_box()
+        assert box and box["width"] > 2 and box["height"] > 5, "grid cells are not visible"
+        assert cells.first.get_attribute("title").startswith(f"torch {records[0].torch}: ")
+    finally:
+        v.close()
+    v = Visit(browser, base_url + "changes.html")
+    try:
+        v.check_clean("changes")
+        text = v.page.inner_text("main")
+        for path in notebook_paths():
+            nb = read(path)
+            for i in sorted(set(claim_cells(nb).values())):
+                for cid, versions in version_branches(nb.cells[i].source).items():
+                    ref = f"{path.name[:2]}-{cid}"
+                    assert ref in text, f"{ref} (since {versions}) not listed"
+                    for ver in versions:
+                        assert v.page.locator(f'a[href$="/releases/tag/v{ver}.0"]').count() >= 1
+    finally:
+        v.close()
+    page = (site / "notebooks" / f"{notebook_paths()[0].stem}.html").read_text(encoding="utf-8")
+    assert "Version matrix: holds on" in page

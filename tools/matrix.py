@@ -48,6 +48,9 @@ from tools.notebooks import (  # noqa: E402
 LOCK = ROOT / "requirements.txt"
 DEFAULT_DIR = Path(os.environ.get("FIELDNOTES_MATRIX_DIR", Path.home() / ".cache" / "fieldnotes-matrix"))
 VERSION_RE = re.compile(r"^\d+\.\d+\.\d+$")
+#: Not in the lock (pip does not freeze it) but imported by torch.utils.cpp_extension: every torch release
+#: needs setuptools there, and up to 2.1 its pkg_resources, which setuptools 81 removed.
+SETUPTOOLS = "setuptools<81"
 
 
 def lock_pins() -> dict[str, str]:
@@ -76,6 +79,10 @@ def differing_pins() -> dict[str, str]:
             have = "absent"
         if have != want:
             out[name] = f"{have} (lock: {want})"
+    try:
+        out["setuptools"] = f"{im.version('setuptools')} (not in the lock)"
+    except im.PackageNotFoundError:
+        out["setuptools"] = "absent (not in the lock)"
     return out
 
 
@@ -200,7 +207,13 @@ def build_env(version: str, base: Path, log) -> tuple[Path | None, str]:
     env = base / f"torch-{version}"
     py = env / "bin" / "python"
     ready = env / ".fieldnotes-ready"
-    if ready.is_file():
+    if ready.is_file():  # (environments built before setuptools was added get it here; a no-op otherwise)
+        subprocess.run(
+            [*_uv(), "pip", "install", "-q", "--python", str(py), SETUPTOOLS],
+            stdout=log,
+            stderr=log,
+            check=True,
+        )
         return py, ready.read_text().strip()
     shutil.rmtree(env, ignore_errors=True)
     uv = _uv()
@@ -208,6 +221,7 @@ def build_env(version: str, base: Path, log) -> tuple[Path | None, str]:
         [*uv, "venv", "-q", "--python", _python311(), str(env)], check=True, stdout=log, stderr=log
     )
     others = [ln for ln in LOCK.read_text().splitlines() if ln and not ln.startswith(("#", "torch=="))]
+    others.append(SETUPTOOLS)
     req = env / "requirements-matrix.txt"
     req.write_text("\n".join([f"torch=={version}", *others]) + "\n")
     how = "the lock's pins"
@@ -218,8 +232,8 @@ def build_env(version: str, base: Path, log) -> tuple[Path | None, str]:
     problem = "could not install with the lock's pins" if res.returncode else _probe(py)
     if problem:
         print(f"    {problem}; retrying with numpy<2 and the other packages unpinned", flush=True)
-        names = [re.split(r"[=<>~!;\s]", ln, maxsplit=1)[0] for ln in others]
-        names = [n for n in names if n.lower() != "numpy"]
+        names = [re.split(r"[=<>~!;\s]", ln, maxsplit=1)[0] for ln in others if ln != SETUPTOOLS]
+        names = [n for n in names if n.lower() != "numpy"] + [SETUPTOOLS]
         req.write_text("\n".join([f"torch=={version}", "numpy<2", *names]) + "\n")
         res = subprocess.run(
             [*uv, "pip", "install", "--python", str(py), "-r", str(req)], stdout=log, stderr=log, check=False
