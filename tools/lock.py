@@ -23,9 +23,15 @@ def main() -> int:
     pip = [sys.executable, "-m", "pip"]
     subprocess.run([*pip, "install", "-q", "-r", str(ROOT / "requirements.in")], check=True)
     frozen = subprocess.run(
-        [*pip, "freeze", "--exclude-editable"], check=True, capture_output=True, text=True
+        # --all: setuptools too (torch.utils.cpp_extension imports it); pip itself is left out below
+        [*pip, "freeze", "--exclude-editable", "--all"],
+        check=True,
+        capture_output=True,
+        text=True,
     )
-    lines = [ln for ln in frozen.stdout.splitlines() if ln and not ln.lower().startswith("torch==")]
+    lines = [
+        ln for ln in frozen.stdout.splitlines() if ln and not ln.lower().startswith(("torch==", "pip=="))
+    ]
     import torch  # noqa: PLC0415 - imported after install on purpose
 
     version = torch.__version__.split("+")[0]

@@ -48,8 +48,8 @@ from tools.notebooks import (  # noqa: E402
 LOCK = ROOT / "requirements.txt"
 DEFAULT_DIR = Path(os.environ.get("FIELDNOTES_MATRIX_DIR", Path.home() / ".cache" / "fieldnotes-matrix"))
 VERSION_RE = re.compile(r"^\d+\.\d+\.\d+$")
-#: Not in the lock (pip does not freeze it) but imported by torch.utils.cpp_extension: every torch release
-#: needs setuptools there, and up to 2.1 its pkg_resources, which setuptools 81 removed.
+#: Replaces the lock's setuptools pin: torch.utils.cpp_extension imports setuptools, and up to torch 2.1
+#: its pkg_resources, which setuptools 81 removed (the record lists the difference from the lock).
 SETUPTOOLS = "setuptools<81"
 
 
@@ -79,10 +79,6 @@ def differing_pins() -> dict[str, str]:
             have = "absent"
         if have != want:
             out[name] = f"{have} (lock: {want})"
-    try:
-        out["setuptools"] = f"{im.version('setuptools')} (not in the lock)"
-    except im.PackageNotFoundError:
-        out["setuptools"] = "absent (not in the lock)"
     return out
 
 
@@ -220,7 +216,11 @@ def build_env(version: str, base: Path, log) -> tuple[Path | None, str]:
     subprocess.run(
         [*uv, "venv", "-q", "--python", _python311(), str(env)], check=True, stdout=log, stderr=log
     )
-    others = [ln for ln in LOCK.read_text().splitlines() if ln and not ln.startswith(("#", "torch=="))]
+    others = [
+        ln
+        for ln in LOCK.read_text().splitlines()
+        if ln and not ln.startswith(("#", "torch==", "setuptools=="))
+    ]
     others.append(SETUPTOOLS)
     req = env / "requirements-matrix.txt"
     req.write_text("\n".join([f"torch=={version}", *others]) + "\n")
