@@ -66,6 +66,13 @@ def md_cell_escape(text: str) -> str:
     return "".join(parts).replace("|", "\\|")
 
 
+def code_span(text: str) -> str:
+    """``text`` as one Markdown code span, whatever backticks it contains."""
+    text = " ".join(text.split())
+    ticks = "`" * (max((len(run) for run in re.findall(r"`+", text)), default=0) + 1)
+    return f"{ticks} {text} {ticks}" if "`" in text else f"`{text}`"
+
+
 def read_tsv(name: str) -> list[dict[str, str]]:
     with open(SITE / name, newline="", encoding="utf-8") as f:
         return list(csv.DictReader(f, delimiter="\t"))
@@ -465,8 +472,9 @@ def changes_page(infos: list[dict], matrix: Matrix) -> str:
         "lists every claim whose behaviour differs between them, newest change first. Two kinds: a claim "
         "whose **check branches on the version** (it asserts the old behaviour on old releases and the new "
         "one on new releases, so it holds everywhere), and a claim whose **result differs** between "
-        "recorded versions (it fails, or is not reached, on some). Where two neighbouring minor releases "
-        "differ, the change is pinned to the newer one and linked to its release notes.",
+        "recorded versions (it fails, or is not reached, on some). The matrix records the newest patch of "
+        "each minor release; where two neighbouring minor releases differ, the change is pinned to the newer "
+        "one and linked to its release notes.",
         "",
     ]
     if not items:
@@ -486,10 +494,14 @@ def changes_page(infos: list[dict], matrix: Matrix) -> str:
             )
         else:
             (v0, a), (v1, b) = f["before"], f["after"]
-            side = f"{SYMBOL[a.result]} {a.result} on {v0}" + (f": `{a.detail[:160]}`" if a.detail else "")
-            now = f"{SYMBOL[b.result]} {b.result} on {v1}" + (f": `{b.detail[:160]}`" if b.detail else "")
+            side = f"{SYMBOL[a.result]} {a.result} on {v0}" + (
+                f": {code_span(a.detail[:160])}" if a.detail else ""
+            )
+            now = f"{SYMBOL[b.result]} {b.result} on {v1}" + (
+                f": {code_span(b.detail[:160])}" if b.detail else ""
+            )
             pin = "" if f["pinned"] else " (between these recorded versions; not pinned to one release)"
-            lines.append(f"- {where} — {md_cell_escape(e.statement)} — {now}; {side}{pin}".replace("``", "`"))
+            lines.append(f"- {where} — {md_cell_escape(e.statement)} — {now}; {side}{pin}")
     return "\n".join(lines) + "\n"
 
 
