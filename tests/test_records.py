@@ -134,3 +134,10 @@ def test_matrix_grid_holds_on_and_changes():
     ]
     assert "fn-stale" in Matrix(recs, {"01_x": "changed"}).grid("01_x", "C1")
     assert _ranges(["2.4", "2.5", "2.9"], ["2.3", "2.4", "2.5", "2.6", "2.9"]) == "2.4–2.5, 2.9"
+
+
+def test_code_span_survives_backticks():
+    from tools.build_site import code_span
+
+    assert code_span("plain") == "`plain`"
+    assert code_span("`torch.jit.script` is deprecated") == "`` `torch.jit.script` is deprecated ``"
