@@ -58,3 +58,4 @@ def _glossary_userdict() -> str:
 
 html_search_options = {"dict": _glossary_userdict()}
 html_copy_source = False
+smartquotes = False  # code and error messages in claim statements must read exactly as printed

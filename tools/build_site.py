@@ -396,15 +396,17 @@ def claims_page(infos: list[dict], matrix: Matrix) -> str:
             f"(claims-{info['num']})=",
             f"## [{info['title']}](notebooks/{info['name']})",
             "",
-            f"| claim | statement | checked against | stored run | {matrix.header()} | GPU |",
+            # the version grid first: the long text columns would push it out of view
+            f"| claim | {matrix.header()} | GPU | stored run | statement | checked against |",
             "|---|---|---|---|---|---|",
         ]
         rows = [(e, "✔") for e in info["ledger"]] + [(e, "skipped (needs CUDA)") for e in info["skipped"]]
         for e, status in sorted(rows, key=lambda r: int(r[0].cid[1:])):
             against = f"*{REFERENCE_KINDS[e.kind]}*: {md_cell_escape(e.reference)}"
             body.append(
-                f"| {info['num']}-{e.cid} | {md_cell_escape(e.statement)} | {against} | {status} | "
-                f"{matrix.grid(info['name'], e.cid)} | {matrix.gpu_cell(info['name'], e.cid)} |"
+                f"| {info['num']}-{e.cid} | {matrix.grid(info['name'], e.cid)} | "
+                f"{matrix.gpu_cell(info['name'], e.cid)} | {status} | {md_cell_escape(e.statement)} | "
+                f"{against} |"
             )
             n += status == "✔"
         body.append("")
