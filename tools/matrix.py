@@ -198,52 +198,57 @@ def _probe(py: Path) -> str | None:
     return (res.stderr.strip().splitlines() or ["exit %d" % res.returncode])[-1][:300]
 
 
-def build_env(version: str, base: Path, log) -> tuple[Path | None, str]:
-    """Create (or reuse) the environment for ``version``; return (its python, how it was pinned)."""
-    env = base / f"torch-{version}"
-    py = env / "bin" / "python"
-    ready = env / ".fieldnotes-ready"
-    if ready.is_file():  # (environments built before setuptools was added get it here; a no-op otherwise)
-        subprocess.run(
-            [*_uv(), "pip", "install", "-q", "--python", str(py), SETUPTOOLS],
-            stdout=log,
-            stderr=log,
-            check=True,
-        )
-        return py, ready.read_text().strip()
-    shutil.rmtree(env, ignore_errors=True)
-    uv = _uv()
-    subprocess.run(
-        [*uv, "venv", "-q", "--python", _python311(), str(env)], check=True, stdout=log, stderr=log
-    )
+LOCK_PINS = "the lock's pins"
+FALLBACK = "numpy<2, other packages unpinned"
+
+
+def _requirements(version: str, how: str) -> list[str]:
+    """What an environment for ``version`` installs: the lock with this torch, or the NumPy 1.x fallback."""
     others = [
         ln
         for ln in LOCK.read_text().splitlines()
         if ln and not ln.startswith(("#", "torch==", "setuptools=="))
     ]
-    others.append(SETUPTOOLS)
+    if how == FALLBACK:
+        names = [re.split(r"[=<>~!;\s]", ln, maxsplit=1)[0] for ln in others]
+        return [f"torch=={version}", "numpy<2", *(n for n in names if n.lower() != "numpy"), SETUPTOOLS]
+    return [f"torch=={version}", *others, SETUPTOOLS]
+
+
+def _install(py: Path, req: Path, lines: list[str], log) -> bool:
+    req.write_text("\n".join(lines) + "\n")
+    cmd = [*_uv(), "pip", "install", "--python", str(py), "-r", str(req)]
+    return subprocess.run(cmd, stdout=log, stderr=log, check=False).returncode == 0
+
+
+def build_env(version: str, base: Path, log) -> tuple[Path | None, str]:
+    """Create the environment for ``version``, or bring a cached one up to the current lock (a no-op when it
+    already matches); return (its python, how it was pinned), or (None, why it cannot run)."""
+    env = base / f"torch-{version}"
+    py = env / "bin" / "python"
+    ready = env / ".fieldnotes-ready"
     req = env / "requirements-matrix.txt"
-    req.write_text("\n".join([f"torch=={version}", *others]) + "\n")
-    how = "the lock's pins"
     t0 = time.perf_counter()
-    res = subprocess.run(
-        [*uv, "pip", "install", "--python", str(py), "-r", str(req)], stdout=log, stderr=log, check=False
+    if ready.is_file():
+        how = ready.read_text().strip()
+        if _install(py, req, _requirements(version, how), log) and not _probe(py):
+            return py, how
+        print("    the cached environment no longer installs cleanly: rebuilding it", flush=True)
+    shutil.rmtree(env, ignore_errors=True)
+    subprocess.run(
+        [*_uv(), "venv", "-q", "--python", _python311(), str(env)], check=True, stdout=log, stderr=log
     )
-    problem = "could not install with the lock's pins" if res.returncode else _probe(py)
+    how = LOCK_PINS
+    ok = _install(py, req, _requirements(version, how), log)
+    problem = _probe(py) if ok else "could not install with the lock's pins"
     if problem:
         print(f"    {problem}; retrying with numpy<2 and the other packages unpinned", flush=True)
-        names = [re.split(r"[=<>~!;\s]", ln, maxsplit=1)[0] for ln in others if ln != SETUPTOOLS]
-        names = [n for n in names if n.lower() != "numpy"] + [SETUPTOOLS]
-        req.write_text("\n".join([f"torch=={version}", "numpy<2", *names]) + "\n")
-        res = subprocess.run(
-            [*uv, "pip", "install", "--python", str(py), "-r", str(req)], stdout=log, stderr=log, check=False
-        )
-        if res.returncode:
+        how = FALLBACK
+        if not _install(py, req, _requirements(version, how), log):
             return None, f"could not install: see {log.name}"
         problem = _probe(py)
         if problem:
             return None, f"torch {version} does not run here: {problem}"
-        how = "numpy<2, other packages unpinned"
     # As `make setup`: `import helpers` from any directory, and torchviz's `dot` from graphviz-pure.
     purelib = subprocess.run(
         [str(py), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
