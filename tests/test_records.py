@@ -40,6 +40,17 @@ def test_claim_results_pass_fail_not_reached_skipped():
     assert res["C5"] == ClaimResult("skipped", "needs CUDA")
 
 
+def test_claim_results_another_claims_failure_leaves_the_rest_of_its_cell_not_reached():
+    stored = _nb(LINE.format("C1") + "\n" + LINE.format("C2") + "\n" + LINE.format("C3"))
+    run = _nb(LINE.format("C1"))
+    run.cells[0].outputs.append(
+        nbformat.v4.new_output("error", ename="ClaimError", evalue="C2 FAILED: s", traceback=[])
+    )
+    res = claim_results(stored, run)
+    assert [res[c].result for c in ("C1", "C2", "C3")] == ["pass", "fail", "not reached"]
+    assert res["C3"].detail == "its cell stopped at C2, which failed"
+
+
 def test_claim_results_first_failure_is_a_fail_even_as_name_error():
     res = claim_results(_nb(LINE.format("C1")), _nb(NameError("name 'torch' is not defined")))
     assert res["C1"].result == "fail"

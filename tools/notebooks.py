@@ -185,7 +185,8 @@ def claim_results(
 
     ``run`` executed with errors allowed: a claim that printed ✔ passed, ⊘ was skipped. A claim whose
     cell raised failed with that error — unless the error is a ``NameError`` after an earlier cell
-    failed, which means the claim was never really tried ("not reached"). Cells the run never got to
+    failed, or another claim's check that stopped the cell first: then the claim was never really tried
+    ("not reached"). Cells the run never got to
     (``failure``: the kernel died or timed out) leave their claims "not reached".
     """
     cells = claim_cells(stored)
@@ -213,8 +214,13 @@ def claim_results(
             results[cid] = ClaimResult("skipped", printed_skip[cid])
         elif i in errors:
             err = errors[i]
+            other = re.match(r"ClaimError: (C\d+) FAILED", err)
             if err.startswith("NameError") and first_failed is not None and first_failed < i:
                 results[cid] = ClaimResult("not reached", f"needs cell {first_failed}, which failed")
+            elif other and other.group(1) != cid:
+                results[cid] = ClaimResult(
+                    "not reached", f"its cell stopped at {other.group(1)}, which failed"
+                )
             else:
                 results[cid] = ClaimResult("fail", err)
         elif run is None or failure:
