@@ -199,7 +199,19 @@ def _probe(py: Path) -> str | None:
 
 
 LOCK_PINS = "the lock's pins"
+TORCH_DEPS_FREE = "the lock's pins, torch's own dependencies unpinned"
 FALLBACK = "numpy<2, other packages unpinned"
+#: What torch itself pins (torch 2.5 and 2.6 require sympy==1.13.1): the second try leaves them unpinned.
+TORCH_DEPS = {
+    "filelock",
+    "typing-extensions",
+    "typing_extensions",
+    "sympy",
+    "mpmath",
+    "networkx",
+    "jinja2",
+    "fsspec",
+}
 
 
 def _requirements(version: str, how: str) -> list[str]:
@@ -209,6 +221,10 @@ def _requirements(version: str, how: str) -> list[str]:
         for ln in LOCK.read_text().splitlines()
         if ln and not ln.startswith(("#", "torch==", "setuptools=="))
     ]
+    if how == TORCH_DEPS_FREE:
+        kept = [ln for ln in others if re.split(r"==", ln, maxsplit=1)[0].lower() not in TORCH_DEPS]
+        names = [re.split(r"==", ln, maxsplit=1)[0] for ln in others if ln not in kept]
+        return [f"torch=={version}", *kept, *names, SETUPTOOLS]
     if how == FALLBACK:
         names = [re.split(r"[=<>~!;\s]", ln, maxsplit=1)[0] for ln in others]
         return [f"torch=={version}", "numpy<2", *(n for n in names if n.lower() != "numpy"), SETUPTOOLS]
@@ -241,6 +257,11 @@ def build_env(version: str, base: Path, log) -> tuple[Path | None, str]:
     how = LOCK_PINS
     ok = _install(py, req, _requirements(version, how), log)
     problem = _probe(py) if ok else "could not install with the lock's pins"
+    if problem and not ok:
+        print(f"    {problem}; retrying with torch's own dependencies unpinned", flush=True)
+        how = TORCH_DEPS_FREE
+        ok = _install(py, req, _requirements(version, how), log)
+        problem = _probe(py) if ok else "could not install with torch's own dependencies unpinned"
     if problem:
         print(f"    {problem}; retrying with numpy<2 and the other packages unpinned", flush=True)
         how = FALLBACK
