@@ -82,6 +82,23 @@ RELEASE_URL = "https://github.com/pytorch/pytorch/releases/tag/v{}"
 SYMBOL = {"pass": "✔", "fail": "✘", "not reached": "·", "skipped": "⊘", None: "?"}
 
 
+#: Packages the notebooks import: where a record ran them at other versions than the lock, the page says so.
+RUNTIME_PINS = (
+    "numpy",
+    "opencv-python-headless",
+    "onnx",
+    "onnxruntime",
+    "onnxscript",
+    "matplotlib",
+    "pillow",
+)
+
+
+def env_note(rec: VerificationRecord) -> str:
+    """The notebook packages a record ran at other versions than the lock, e.g. "numpy 1.26.4"."""
+    return ", ".join(f"{k} {rec.pins[k].split(' ')[0]}" for k in RUNTIME_PINS if k in rec.pins)
+
+
 def minor(version: str) -> str:
     return ".".join(version.split(".")[:2])
 
@@ -446,6 +463,8 @@ def changes(infos: list[dict], matrix: Matrix) -> list[dict]:
                     pinned = order.index(r1) == order.index(r0) + 1 and minor(r0.torch) != minor(r1.torch)
                     found.append(
                         {
+                            "before_rec": r0,
+                            "after_rec": r1,
                             "version": r1.torch,
                             "info": info,
                             "entry": e,
@@ -503,6 +522,13 @@ def changes_page(infos: list[dict], matrix: Matrix) -> str:
                 f": {code_span(b.detail[:160])}" if b.detail else ""
             )
             pin = "" if f["pinned"] else " (between these recorded versions; not pinned to one release)"
+            off_lock = [
+                f"{v} ran with {env_note(r)}"
+                for v, r in ((v0, f["before_rec"]), (v1, f["after_rec"]))
+                if env_note(r)
+            ]
+            if off_lock:
+                pin += f" *(not only torch differs: {'; '.join(off_lock)} instead of the lock's versions)*"
             lines.append(f"- {where} — {md_cell_escape(e.statement)} — {now}; {side}{pin}")
     return "\n".join(lines) + "\n"
 
