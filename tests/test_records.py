@@ -51,6 +51,15 @@ def test_claim_results_another_claims_failure_leaves_the_rest_of_its_cell_not_re
     assert res["C3"].detail == "its cell stopped at C2, which failed"
 
 
+def test_error_details_name_no_machine_path():
+    import sys
+    from pathlib import Path
+
+    err = RuntimeError(f"{sys.prefix}/bin/python and {Path.home()}/x failed")
+    res = claim_results(_nb(LINE.format("C1")), _nb(err))
+    assert res["C1"].detail == "RuntimeError: <env>/bin/python and ~/x failed"
+
+
 def test_claim_results_first_failure_is_a_fail_even_as_name_error():
     res = claim_results(_nb(LINE.format("C1")), _nb(NameError("name 'torch' is not defined")))
     assert res["C1"].result == "fail"
@@ -152,3 +161,18 @@ def test_code_span_survives_backticks():
 
     assert code_span("plain") == "`plain`"
     assert code_span("`torch.jit.script` is deprecated") == "`` `torch.jit.script` is deprecated ``"
+
+
+def test_committed_records_are_valid_and_name_no_machine_path():
+    import re
+    from pathlib import Path
+
+    from tools.notebooks import RECORD_DIR
+
+    for path in sorted(RECORD_DIR.glob("*.json")):
+        text = path.read_text(encoding="utf-8")
+        VerificationRecord.from_json(text)  # the schema holds
+        assert not re.search(r"(?<![\w.<])/(?:root|home|Users|work|tmp)/", text), (
+            f"{path.name}: a machine path"
+        )
+        assert str(Path.home()) not in text or len(str(Path.home())) <= 1

@@ -42,6 +42,7 @@ from tools.notebooks import (  # noqa: E402
     claim_results,
     notebook_paths,
     read,
+    scrub_paths,
     source_hash,
 )
 
@@ -95,7 +96,7 @@ def _execute_one(path: str, jobs: int) -> tuple[str, str | None, float]:
     try:
         run_notebook(nb, timeout=600, allow_errors=True)
     except Exception as exc:  # noqa: BLE001 - a dead kernel or a timeout is recorded, not fatal
-        failure = f"{type(exc).__name__}: {' '.join(str(exc).split())[:200]}"
+        failure = scrub_paths(f"{type(exc).__name__}: {' '.join(str(exc).split())}")[:200]
     return nbformat.writes(nb), failure, time.perf_counter() - t0
 
 

@@ -170,11 +170,22 @@ class ClaimResult:
             raise ValueError(f"result must be one of {RESULTS}, got {self.result!r}")
 
 
+def scrub_paths(text: str) -> str:
+    """Replace this machine's paths (the environment, the repository, the home folder) with placeholders,
+    so a record names no install location."""
+    import sys
+
+    for path, placeholder in ((sys.prefix, "<env>"), (str(ROOT), "<repo>"), (str(Path.home()), "~")):
+        if len(path) > 1:
+            text = text.replace(path, placeholder)
+    return text
+
+
 def _error_of(cell: nbformat.NotebookNode) -> str | None:
     for out in cell.get("outputs", []):
         if out.get("output_type") == "error":
             evalue = " ".join(str(out.get("evalue", "")).split())
-            return f"{out.get('ename', 'Error')}: {evalue}"[:300]
+            return scrub_paths(f"{out.get('ename', 'Error')}: {evalue}")[:300]
     return None
 
 
