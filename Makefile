@@ -67,9 +67,10 @@ loadtest: $(STAMP)
 # The newest patch of every minor release from 2.0 (2.13.0 is the pin: it runs in .venv itself).
 TORCH ?= 2.0.1 2.1.2 2.2.2 2.3.1 2.4.1 2.5.1 2.6.0 2.7.1 2.8.0 2.9.1 2.10.0 2.11.0 2.12.1 2.13.0 2.14.1 2.15.0
 # Environments live outside the repo (FIELDNOTES_MATRIX_DIR, default ~/.cache/fieldnotes-matrix); DROP=1 deletes
-# each once its record is written; ONLY="02 16" re-runs those notebooks and updates the existing records.
+# each once its record is written; ONLY="02 16" re-runs those notebooks and updates the existing records;
+# STALE=1 re-runs just the notebooks whose sources changed since each version's record.
 matrix: $(STAMP)
-	$(BIN)/python tools/matrix.py $(if $(DROP),--drop) $(if $(ONLY),--only $(ONLY)) $(TORCH)
+	$(BIN)/python tools/matrix.py $(if $(DROP),--drop) $(if $(STALE),--stale) $(if $(ONLY),--only $(ONLY)) $(TORCH)
 
 lock: $(STAMP)
 	$(BIN)/python tools/lock.py

@@ -154,6 +154,7 @@ def record_here(
             )
     rec.seconds = round(time.perf_counter() - t0, 1)
     if only:
+        only = [o for o in only if o]
         existing = out_dir / f"{rec.label}.json"
         if not existing.is_file():
             print("(a partial run and no record to update: nothing written)")
@@ -293,6 +294,18 @@ def _size(path: Path) -> int:
     return sum(f.stat().st_size for f in path.rglob("*") if f.is_file() and not f.is_symlink())
 
 
+def stale_notebooks(record: Path) -> list[str] | None:
+    """Notebooks (stems) whose record entry ran other sources than the notebook has now; None: no record."""
+    if not record.is_file():
+        return None
+    rec = VerificationRecord.from_json(record.read_text(encoding="utf-8"))
+    return [
+        p.stem
+        for p in notebook_paths()
+        if rec.notebooks.get(p.stem, {}).get("source_hash") != source_hash(read(p))
+    ]
+
+
 def run_version(
     version: str,
     base: Path,
@@ -301,8 +314,15 @@ def run_version(
     out_dir: Path,
     install_only: bool = False,
     only: list[str] | None = None,
+    stale: bool = False,
 ) -> int:
     print(f"== torch {version}", flush=True)
+    if stale:
+        only = stale_notebooks(out_dir / f"torch-{version}-cpu.json")
+        if only is not None and not only:
+            print("    its record is current: nothing to run", flush=True)
+            return 0
+        print(f"    re-running {', '.join(only) if only else 'everything (no record yet)'}", flush=True)
     if version == pinned_torch():
         print("    the pinned version: the project's own environment", flush=True)
         py = Path(sys.executable)
@@ -356,6 +376,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--dir", type=Path, default=DEFAULT_DIR, help=f"where environments live ({DEFAULT_DIR})")
     ap.add_argument("--drop", action="store_true", help="delete each environment once its record is written")
     ap.add_argument("--out", type=Path, default=RECORD_DIR, help="where records are written")
+    ap.add_argument(
+        "--stale", action="store_true", help="re-run only notebooks changed since each version's record"
+    )
     ap.add_argument("--install-only", action="store_true", help="build the environments, run nothing")
     ap.add_argument(
         "--only",
@@ -378,7 +401,7 @@ def main(argv: list[str] | None = None) -> int:
     failed = [
         v
         for v in args.versions
-        if run_version(v, args.dir, args.jobs, args.drop, args.out, args.install_only, args.only)
+        if run_version(v, args.dir, args.jobs, args.drop, args.out, args.install_only, args.only, args.stale)
     ]
     print(
         f"== {len(args.versions) - len(failed)}/{len(args.versions)} versions without a failing claim"
