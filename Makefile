@@ -70,7 +70,7 @@ TORCH ?= 2.0.1 2.1.2 2.2.2 2.3.1 2.4.1 2.5.1 2.6.0 2.7.1 2.8.0 2.9.1 2.10.0 2.11
 # each once its record is written; ONLY="02 16" re-runs those notebooks and updates the existing records;
 # STALE=1 re-runs just the notebooks whose sources changed since each version's record.
 matrix: $(STAMP)
-	$(BIN)/python tools/matrix.py $(if $(DROP),--drop) $(if $(STALE),--stale) $(if $(ONLY),--only $(ONLY)) $(TORCH)
+	$(BIN)/python tools/matrix.py $(TORCH) $(if $(DROP),--drop) $(if $(STALE),--stale) $(if $(ONLY),--only $(ONLY))
 
 lock: $(STAMP)
 	$(BIN)/python tools/lock.py
