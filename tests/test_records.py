@@ -176,3 +176,21 @@ def test_committed_records_are_valid_and_name_no_machine_path():
             f"{path.name}: a machine path"
         )
         assert str(Path.home()) not in text or len(str(Path.home())) <= 1
+
+
+def test_not_reached_is_not_a_change_but_is_counted():
+    from helpers.claims import LedgerEntry
+    from tools.build_site import not_reached
+
+    recs = [_record("2.0.1", {"C1": "not reached"}), _record("2.1.2", {"C1": "pass"})]
+    recs[0].claims["01_x"]["C1"]["detail"] = "needs cell 1, which failed"
+    info = {
+        "name": "01_x",
+        "num": "01",
+        "ledger": [LedgerEntry("C1", "s", "formula", "f")],
+        "skipped": [],
+        "branches": {},
+    }
+    m = Matrix(recs, {"01_x": "abc"})
+    assert changes([info], m) == []
+    assert not_reached([info], m) == [("2.0.1", "01", 1, "needs cell 1, which failed")]

@@ -457,7 +457,8 @@ def changes(infos: list[dict], matrix: Matrix) -> list[dict]:
         entries = {e.cid: e for e in info["ledger"] + info["skipped"]}
         for cid, e in entries.items():
             seq = [(r, res) for r, res in matrix.results(info["name"], cid) if r.status == "ran" and res]
-            tried = [(r, res) for r, res in seq if res.result != "skipped"]
+            # a claim "not reached" was not tried (an earlier cell failed): compare only pass and fail
+            tried = [(r, res) for r, res in seq if res.result in ("pass", "fail")]
             for (r0, a), (r1, b) in zip(tried, tried[1:]):
                 if a.result != b.result:
                     pinned = order.index(r1) == order.index(r0) + 1 and minor(r0.torch) != minor(r1.torch)
@@ -530,7 +531,38 @@ def changes_page(infos: list[dict], matrix: Matrix) -> str:
             if off_lock:
                 pin += f" *(not only torch differs: {'; '.join(off_lock)} instead of the lock's versions)*"
             lines.append(f"- {where} — {md_cell_escape(e.statement)} — {now}; {side}{pin}")
+    unreached = not_reached(infos, matrix)
+    if unreached:
+        lines += [
+            "",
+            "## Claims not reached",
+            "",
+            "Where an earlier cell failed (often an import of an API that is newer than the release), the "
+            "claims after it were not tried; they are left out above and counted here.",
+            "",
+        ]
+        lines += [
+            f"- torch {v} · {num}: {n} claim{'s' * (n > 1)} not reached ({md_cell_escape(why)})"
+            for v, num, n, why in unreached
+        ]
     return "\n".join(lines) + "\n"
+
+
+def not_reached(infos: list[dict], matrix: Matrix) -> list[tuple[str, str, int, str]]:
+    """(torch version, notebook number, how many claims, the first reason) for each record and notebook."""
+    out = []
+    for rec in reversed(matrix.cpu):
+        for info in infos:
+            details = [
+                res.detail
+                for _, res in (
+                    (None, rec.result(info["name"], e.cid)) for e in info["ledger"] + info["skipped"]
+                )
+                if res is not None and res.result == "not reached"
+            ]
+            if details:
+                out.append((rec.torch, info["num"], len(details), details[0]))
+    return out
 
 
 def errors_page(infos: list[dict]) -> str:

@@ -171,11 +171,18 @@ class ClaimResult:
 
 
 def scrub_paths(text: str) -> str:
-    """Replace this machine's paths (the environment, the repository, the home folder) with placeholders,
+    """Replace this machine's paths (environment, repository, temporary and home folders) with placeholders,
     so a record names no install location."""
     import sys
+    import tempfile
 
-    for path, placeholder in ((sys.prefix, "<env>"), (str(ROOT), "<repo>"), (str(Path.home()), "~")):
+    places = (
+        (sys.prefix, "<env>"),
+        (str(ROOT), "<repo>"),
+        (tempfile.gettempdir(), "<tmp>"),
+        (str(Path.home()), "~"),
+    )
+    for path, placeholder in places:
         if len(path) > 1:
             text = text.replace(path, placeholder)
     return text
