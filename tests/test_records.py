@@ -122,8 +122,15 @@ ok = other and since("2.12")
 claim("C1", "s", ok, against="formula: f")
 claim_raises("C2", "s", f, RuntimeError, expected, against="formula: f")
 claim("C3", "s", True, against="formula: f")
+if since("2.9"):
+    msg = "Guard failed"
+elif since("2.3"):
+    msg = "Expected input"
+else:
+    msg = "specialized"
+claim_raises("C4", "s", f, RuntimeError, msg, against="formula: f")
 """
-    assert version_branches(src) == {"C1": ["2.12"], "C2": ["2.15"]}
+    assert version_branches(src) == {"C1": ["2.12"], "C2": ["2.15"], "C4": ["2.3", "2.9"]}
 
 
 def test_matrix_grid_holds_on_and_changes():

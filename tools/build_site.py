@@ -256,9 +256,16 @@ def version_branches(source: str) -> dict[str, list[str]]:
     except SyntaxError:
         return {}
     tainted: dict[str, list[str]] = {}
+    # assignments under `if since(...)` / `elif since(...)` branch on those versions too
+    guarded: dict[int, list[str]] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.If) and _since_versions(node.test):
+            for child in [*node.body, *node.orelse]:
+                for inner in ast.walk(child):
+                    guarded.setdefault(id(inner), []).extend(_since_versions(node.test))
     for node in ast.walk(tree):  # assignments whose value branches on the version (one level of names)
         if isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is not None:
-            versions = _since_versions(node.value)
+            versions = _since_versions(node.value) + guarded.get(id(node), [])
             versions += [
                 v for n in ast.walk(node.value) if isinstance(n, ast.Name) for v in tainted.get(n.id, [])
             ]
