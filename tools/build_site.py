@@ -501,7 +501,8 @@ def changes_page(infos: list[dict], matrix: Matrix) -> str:
         "lists every claim whose behaviour differs between them, newest change first. Two kinds: a claim "
         "whose **check branches on the version** (it asserts the old behaviour on old releases and the new "
         "one on new releases, so it holds everywhere), and a claim whose **result differs** between "
-        "recorded versions (it fails, or is not reached, on some). The matrix records the newest patch of "
+        "recorded versions (it fails on some; claims that an earlier failure kept from running are "
+        "counted at the end). The matrix records the newest patch of "
         "each minor release; where two neighbouring minor releases differ, the change is pinned to the newer "
         "one and linked to its release notes.",
         "",
