@@ -11,7 +11,7 @@ export PATH := $(CURDIR)/$(VENV)/bin:$(PATH)
 JOBS   ?= 2
 NB     ?=
 
-.PHONY: help setup test site serve lab execute lock stress loadtest matrix clean
+.PHONY: help setup test site serve lab execute lock stress loadtest matrix screenshots clean
 help:
 	@echo "make site     build the static site from the stored outputs into _build/html"
 	@echo "make test     helper + hygiene + site tests, then every notebook under nbval"
@@ -21,6 +21,7 @@ help:
 	@echo "make lock     regenerate requirements.txt from requirements.in"
 	@echo "make stress   50 consecutive DDP runs in one kernel (reliability of notebook 13)"
 	@echo "make loadtest 10 runs of each timing notebook while 2 CPU-bound processes compete"
+	@echo "make screenshots  rebuild the README's pictures of the site (figures/site_*.png)"
 	@echo "make matrix   run every notebook under other torch versions (TORCH=\"2.11.0 2.15.0\"), write records"
 	@echo "make clean    remove _build (keeps .venv)"
 
@@ -47,6 +48,10 @@ test: $(STAMP)
 
 site: $(STAMP)
 	$(BIN)/python tools/build_site.py --strict
+
+# The README's pictures of the site, from the current build.
+screenshots: site
+	$(BIN)/python tools/screenshots.py
 
 serve: site
 	$(BIN)/python -m http.server 8000 --bind 127.0.0.1 --directory _build/html

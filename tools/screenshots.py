@@ -1,6 +1,7 @@
-"""Screenshots of the built site for the README: figures/site_landing.png, figures/site_notebook.png.
+"""Screenshots of the built site for the README: the landing page, a notebook page and the claim ledger's
+version grid (figures/site_*.png), taken from the current build.
 
-Run after `make site` (needs Debian's chromium): python tools/screenshots.py
+`make screenshots` builds the site first (needs Debian's chromium).
 """
 
 from __future__ import annotations
@@ -16,7 +17,10 @@ from tools.browser import launch, serve  # noqa: E402
 SHOTS = {
     "site_landing.png": "index.html",
     "site_notebook.png": "notebooks/01_tensors.html#memory-layout-strides-view-reshape",
+    "site_versions.png": "claims.html#claims-10",
 }
+#: Scroll this cell's text to the top before the shot (the grid rows where old releases fail).
+SCROLL_TO = {"site_versions.png": "10-C4"}
 
 
 def main() -> int:
@@ -27,6 +31,8 @@ def main() -> int:
         page = browser.new_page(viewport={"width": 1280, "height": 860})
         for name, rel in SHOTS.items():
             page.goto(base + rel, wait_until="networkidle")
+            if name in SCROLL_TO:
+                page.get_by_text(SCROLL_TO[name], exact=True).first.evaluate("e => e.scrollIntoView()")
             page.wait_for_timeout(300)
             page.screenshot(path=str(ROOT / "figures" / name))
             print("wrote", f"figures/{name}")
