@@ -65,8 +65,8 @@ class OwnedRngDataset(Dataset):
         return i, int(self.rng.integers(0, 2**31 - 1)), _worker_id()
 
 
-class ThreadCountDataset(Dataset):
-    """Reports ``torch.get_num_threads()`` as seen inside whoever loads the item."""
+class _ReportDataset(Dataset):
+    """Item ``i`` is ``(i, self.report(), worker id)``: what a subclass reads inside whoever loads it."""
 
     def __init__(self, n: int) -> None:
         self.n = _check_length(n)
@@ -74,25 +74,29 @@ class ThreadCountDataset(Dataset):
     def __len__(self) -> int:
         return self.n
 
+    def report(self) -> int:
+        raise NotImplementedError
+
     def __getitem__(self, i: int) -> tuple[int, int, int]:
-        return i, torch.get_num_threads(), _worker_id()
+        return i, self.report(), _worker_id()
 
 
-class InitialSeedDataset(Dataset):
+class ThreadCountDataset(_ReportDataset):
+    """Reports ``torch.get_num_threads()`` as seen inside whoever loads the item."""
+
+    def report(self) -> int:
+        return torch.get_num_threads()
+
+
+class InitialSeedDataset(_ReportDataset):
     """Reports ``torch.initial_seed()`` as seen inside whoever loads the item.
 
     In a DataLoader worker that is the seed the worker was started with
     (``base_seed + worker_id``), a 64-bit integer.
     """
 
-    def __init__(self, n: int) -> None:
-        self.n = _check_length(n)
-
-    def __len__(self) -> int:
-        return self.n
-
-    def __getitem__(self, i: int) -> tuple[int, int, int]:
-        return i, torch.initial_seed(), _worker_id()
+    def report(self) -> int:
+        return torch.initial_seed()
 
 
 def reseed_owned_rng(worker_id: int) -> None:

@@ -23,7 +23,7 @@ from pathlib import Path
 
 import nbformat
 
-from helpers.claims import LedgerEntry, parse_ledger, parse_skips
+from helpers.claims import SKIP_RE, LedgerEntry, parse_ledger, parse_skips
 
 ROOT = Path(__file__).resolve().parent.parent
 NB_DIR = ROOT / "notebooks"
@@ -217,9 +217,10 @@ def claim_results(
         if len(run.cells) != len(stored.cells):
             raise ValueError("the executed copy must have the stored notebook's cells")
         printed_pass = {e.cid for e in ledger(run)}
-        for line in (ln for _, ln in stdout_lines(run) if ln.startswith("⊘ C")):
-            for e in parse_skips(line):
-                printed_skip[e.cid] = line.rsplit(" — skipped: ", 1)[-1]
+        for _, line in stdout_lines(run):
+            skip_line = SKIP_RE.match(line)  # helpers.claims owns the format: group 1 the id, 5 the reason
+            if skip_line:
+                printed_skip[skip_line.group(1)] = skip_line.group(5)
         for i, cell in enumerate(run.cells):
             err = _error_of(cell) if cell.cell_type == "code" else None
             if err:
