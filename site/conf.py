@@ -1,10 +1,19 @@
-"""Sphinx configuration for the PyTorch Field Notes site (built by tools/build_site.py)."""
+"""Sphinx configuration of the PyTorch Field Notes site: `sphinx-build site _build/html` builds it all.
+
+The pages under site/ hold the prose; the tables and per-notebook boxes come from the project's extension
+(tools/sphinx_fieldnotes.py), which reads the notebooks (site/notebooks links to them), glossary.tsv,
+coverage.tsv and the verification records.
+"""
 
 import logging
-import os
+import sys
+import tomllib
+from pathlib import Path
 
 import jieba
 
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))  # the extension (tools.sphinx_fieldnotes) and the helpers it reads with
 jieba.setLogLevel(logging.WARNING)  # its "Building prefix dict" chatter is not a build message
 
 project = "PyTorch Field Notes"
@@ -13,31 +22,35 @@ copyright = "2026, PyTorch Field Notes contributors"
 
 extensions = [
     "myst_nb",  # renders the stored notebooks (never executes them)
-    "sphinx-mathjax-offline",  # a local MathJax copy: math renders with no network
+    "tools.sphinx_fieldnotes",  # generated pages, notebook boxes, error search, weight
 ]
 nb_execution_mode = "off"  # the site shows exactly the outputs the tests verified
 nb_merge_streams = True
 myst_enable_extensions = ["dollarmath", "amsmath", "colon_fence", "deflist"]
 myst_heading_anchors = 3
 suppress_warnings = ["mystnb.unknown_mime_type", "myst.header"]
-myst_html_meta = {}
 
-exclude_patterns = ["_build", "**.ipynb_checkpoints", "jupyter_execute"]
+exclude_patterns = ["_build", "**.ipynb_checkpoints", "jupyter_execute", "verification", "_static"]
 html_theme = "sphinx_book_theme"
 html_title = "PyTorch Field Notes"
 html_static_path = ["_static"]
-html_css_files = ["fieldnotes.css"]  # the version grid of the claim ledger
+# The repository (pyproject.toml's [project.urls] Repository): the Colab links and the notebooks' setup
+# cell install from it.
+with open(ROOT / "pyproject.toml", "rb") as f:
+    fieldnotes_repo_url = tomllib.load(f)["project"]["urls"]["Repository"]
 html_theme_options = {
-    "repository_url": os.environ.get(
-        "FIELDNOTES_REPO_URL", "https://github.com/pytorch-field-notes/field-notes"
-    ),
+    "repository_url": fieldnotes_repo_url,
     "use_repository_button": False,
-    "use_download_button": True,
+    "use_download_button": True,  # its source link is the notebook as in the repository
     "home_page_in_toc": True,
     "show_toc_level": 2,
 }
 html_context = {"default_mode": "light"}  # an explicit mode; an empty one logs a console error
 html_last_updated_fmt = None
+html_copy_source = True  # the download button and the box's download link serve the repository's files
+html_sourcelink_suffix = ""  # ... under their own names (notebooks/05_dropout.ipynb, not .ipynb.txt)
+# MathJax from the site itself (the extension copies the files pages load from sphinx-mathjax-offline).
+mathjax_path = "mathjax/tex-chtml.js"
 html_search_language = "zh"  # jieba segmentation: Chinese and English terms are both searchable
 
 
@@ -45,17 +58,14 @@ def _glossary_userdict() -> str:
     """A jieba user dictionary with every glossary term, so a pasted term such as 随机种子 is indexed whole
     (jieba alone splits it into 随机 + 种子, and the search box keeps the pasted phrase as one term)."""
     import csv
-    from pathlib import Path
 
-    here = Path(__file__).resolve().parent
-    out = here.parent / "_build" / "jieba_userdict.txt"
+    out = ROOT / "_build" / "jieba_userdict.txt"
     out.parent.mkdir(exist_ok=True)
-    with open(here / "glossary.tsv", newline="", encoding="utf-8") as f:
+    with open(ROOT / "site" / "glossary.tsv", newline="", encoding="utf-8") as f:
         terms = [row["zh"] for row in csv.DictReader(f, delimiter="\t")]
     out.write_text("".join(f"{t} 100000\n" for t in terms), encoding="utf-8")
     return str(out)
 
 
 html_search_options = {"dict": _glossary_userdict()}
-html_copy_source = False
 smartquotes = False  # code and error messages in claim statements must read exactly as printed

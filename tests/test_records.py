@@ -1,11 +1,14 @@
-"""The verification record (tools.notebooks) and how the site reads it (tools.build_site)."""
+"""The verification record (tools.notebooks) and how the site reads it (tools.sphinx_fieldnotes)."""
+
+from pathlib import Path
+from types import SimpleNamespace
 
 import nbformat
 import pytest
 
 from helpers.versions import parse_version, since
-from tools.build_site import Matrix, _ranges, changes, version_branches
 from tools.notebooks import ClaimResult, VerificationRecord, claim_results, load_records, version_key
+from tools.sphinx_fieldnotes import Matrix, Notebook, _ranges, changes, not_reached, version_branches
 
 LINE = "✔ {} s — against a formula: f"
 SKIP = "⊘ {} s — against a formula: f — skipped: needs CUDA"
@@ -141,33 +144,28 @@ def test_matrix_grid_holds_on_and_changes():
     ]
     m = Matrix(recs, {"01_x": "abc"})
     assert m.header() == "torch 2.10 → 2.12"
-    assert m.grid("01_x", "C1").count("fn-pass") == 2 and "fn-fail" in m.grid("01_x", "C1")
+    grid = m.grid("01_x", "C1").astext()
+    assert grid.count("fn-pass") == 2 and "fn-fail" in grid
     assert m.holds_on("01_x", ["C1", "C2"]).startswith(
         "holds on torch 2.11–2.12 (claims held on 2.10: 1 of 2)"
     )
     from helpers.claims import LedgerEntry
 
-    info = {
-        "name": "01_x",
-        "num": "01",
-        "ledger": [LedgerEntry("C1", "s", "formula", "f"), LedgerEntry("C2", "t", "formula", "f")],
-        "skipped": [],
-        "branches": {"C2": ["2.12"]},
-    }
-    found = changes([info], m)
+    nb = Notebook(
+        Path("01_x.ipynb"),
+        {},
+        "01 · x",
+        [LedgerEntry("C1", "s", "formula", "f"), LedgerEntry("C2", "t", "formula", "f")],
+        [],
+        branches={"C2": ["2.12"]},
+    )
+    found = changes(SimpleNamespace(matrix=m, notebooks=[nb]))
     assert [(f["entry"].cid, f["version"], f["kind"], f["pinned"]) for f in found] == [
         ("C2", "2.12", "branch", True),
         ("C1", "2.11.0", "result", True),
     ]
-    assert "fn-stale" in Matrix(recs, {"01_x": "changed"}).grid("01_x", "C1")
+    assert "fn-stale" in Matrix(recs, {"01_x": "changed"}).grid("01_x", "C1").astext()
     assert _ranges(["2.4", "2.5", "2.9"], ["2.3", "2.4", "2.5", "2.6", "2.9"]) == "2.4–2.5, 2.9"
-
-
-def test_code_span_survives_backticks():
-    from tools.build_site import code_span
-
-    assert code_span("plain") == "`plain`"
-    assert code_span("`torch.jit.script` is deprecated") == "`` `torch.jit.script` is deprecated ``"
 
 
 def test_committed_records_are_valid_and_name_no_machine_path():
@@ -187,17 +185,10 @@ def test_committed_records_are_valid_and_name_no_machine_path():
 
 def test_not_reached_is_not_a_change_but_is_counted():
     from helpers.claims import LedgerEntry
-    from tools.build_site import not_reached
 
     recs = [_record("2.0.1", {"C1": "not reached"}), _record("2.1.2", {"C1": "pass"})]
     recs[0].claims["01_x"]["C1"]["detail"] = "needs cell 1, which failed"
-    info = {
-        "name": "01_x",
-        "num": "01",
-        "ledger": [LedgerEntry("C1", "s", "formula", "f")],
-        "skipped": [],
-        "branches": {},
-    }
-    m = Matrix(recs, {"01_x": "abc"})
-    assert changes([info], m) == []
-    assert not_reached([info], m) == [("2.0.1", "01", 1, "needs cell 1, which failed")]
+    nb = Notebook(Path("01_x.ipynb"), {}, "01 · x", [LedgerEntry("C1", "s", "formula", "f")], [])
+    site = SimpleNamespace(matrix=Matrix(recs, {"01_x": "abc"}), notebooks=[nb])
+    assert changes(site) == []
+    assert not_reached(site) == [("2.0.1", "01", 1, "needs cell 1, which failed")]

@@ -1,0 +1,146 @@
+/* Search that works on pasted error messages (loaded on search.html only).
+
+   1. Error index: the paste is matched against every reproduced error (window.FIELDNOTES_ERRORS, written
+      by the build): TF-IDF cosine over words, with digits folded ("32x512" and "4x4" are both "#x#"), and a
+      bonus when the entry's asserted message (two words or more) occurs in the paste, and a small one when its
+      exception class does. The best entries are listed first and
+      link to the reproducing cell.
+   2. Page search: Sphinx requires every query word to be in a page, so a paste with a number, a shape, a
+      path or a suffix the site never printed found nothing. Words the index does not know are dropped; when
+      no page has all the others, pages are ranked by how many they contain.
+*/
+(() => {
+  const STOP = new Set(
+    ("a an and are as at be but by for from has have if in into is it its of on or not that the their then " +
+      "there these this to was were will with when which you your can")
+      .split(" ")
+  );
+  const norm = (s) =>
+    s
+      .toLowerCase()
+      .replace(/[\u2018\u2019]/g, "'")
+      .replace(/[\u201c\u201d]/g, '"')
+      .replace(/\d+/g, "#")
+      .replace(/\s+/g, " ")
+      .trim();
+  const words = (s) =>
+    (norm(s).replace(/_/g, " ").match(/[\p{L}\p{N}#]+/gu) || []).filter(
+      (w) => w.length > 1 && w !== "#" && !STOP.has(w)
+    );
+
+  // ---------------------------------------------------------------------------------- error index
+  const entries = (window.FIELDNOTES_ERRORS || []).map((e) => {
+    const text = [e.ename, e.message, e.message, e.statement, e.section].join(" ");
+    // alternatives per torch version are joined by " / "
+    const fragments = e.message.split("\n")[0].split(" / ").map(norm);
+    return { ...e, words: words(text), fragments: fragments.filter((f) => f.includes(" ") && f.length >= 10) };
+  });
+  const df = new Map();
+  entries.forEach((e) => new Set(e.words).forEach((w) => df.set(w, (df.get(w) || 0) + 1)));
+  const idf = (w) => Math.log(1 + entries.length / (df.get(w) || entries.length));
+  const vector = (ws) => {
+    const v = new Map();
+    ws.forEach((w) => df.has(w) && v.set(w, (v.get(w) || 0) + idf(w)));
+    return v;
+  };
+  const length = (v) => Math.sqrt([...v.values()].reduce((s, x) => s + x * x, 0)) || 1;
+  entries.forEach((e) => {
+    e.vec = vector(e.words);
+    e.len = length(e.vec);
+  });
+
+  const matchErrors = (paste) => {
+    const q = vector(words(paste));
+    const qlen = length(q);
+    const flat = norm(paste);
+    const best = new Map(); // anchor -> best entry
+    entries.forEach((e) => {
+      let dot = 0;
+      q.forEach((x, w) => (dot += x * (e.vec.get(w) || 0)));
+      let score = dot / (qlen * e.len);
+      const found = e.fragments.filter((f) => flat.includes(f)).map((f) => f.length);
+      if (found.length) score += 0.5 + (0.5 * Math.min(Math.max(...found), 60)) / 60;
+      // the exception class as Python prints it ("TypeError: …") tells entries with similar words apart
+      if (paste.includes(e.ename.split(".").pop() + ":")) score += 0.15;
+      const key = e.anchor + "@" + e.page;
+      if (!best.has(key) || best.get(key).score < score) best.set(key, { ...e, score, shared: [...q.keys()].filter((w) => e.vec.has(w)) });
+    });
+    return [...best.values()].filter((e) => e.score >= 0.05).sort((a, b) => b.score - a.score);
+  };
+  window.FieldnotesSearch = { matchErrors, words };
+
+  const showErrors = (paste) => {
+    const hits = matchErrors(paste).slice(0, 5);
+    if (!hits.length) return;
+    const root = document.documentElement.dataset.content_root || "";
+    const box = document.createElement("section");
+    box.id = "fieldnotes-error-hits";
+    const h = document.createElement("h2");
+    h.textContent = "Reproduced errors";
+    box.appendChild(h);
+    const list = document.createElement("ol");
+    list.className = "fn-error-hits";
+    hits.forEach((e) => {
+      const li = document.createElement("li");
+      const a = document.createElement("a");
+      const highlight = encodeURIComponent(e.shared.filter((w) => !w.includes("#")).join(" "));
+      a.href = `${root}${e.page}?highlight=${highlight}#${e.anchor}`;
+      a.textContent = `${e.num} · ${e.section || e.title}`;
+      li.appendChild(a);
+      const code = document.createElement("code");
+      code.textContent = e.ename;
+      li.append(" — ", code, `: ${e.message.split("\n")[0] || "(any message)"}`);
+      if (e.claim) li.append(` (claim ${e.claim}: ${e.statement})`);
+      list.appendChild(li);
+    });
+    box.appendChild(list);
+    const results = document.getElementById("search-results");
+    results.parentNode.insertBefore(box, results);
+  };
+
+  // ---------------------------------------------------------------------------------- page search
+  const known = (word) => {
+    const { terms, titleterms } = Search._index;
+    if (terms.hasOwnProperty(word) || titleterms.hasOwnProperty(word)) return true;
+    if (word.length <= 2) return false;
+    return Object.keys(terms).some((t) => t.includes(word)) || Object.keys(titleterms).some((t) => t.includes(word));
+  };
+  const filesOf = (word) => {
+    const { terms, titleterms } = Search._index;
+    const files = new Set();
+    const add = (f) => (f === undefined ? null : [].concat(f).forEach((x) => files.add(x)));
+    add(terms[word]);
+    add(titleterms[word]);
+    if (!files.size && word.length > 2)
+      Object.keys(terms).filter((t) => t.includes(word)).forEach((t) => add(terms[t]));
+    return files;
+  };
+  const install = () => {
+    if (typeof Search === "undefined" || Search._fieldnotes) return;
+    Search._fieldnotes = true;
+    const original = Search.performTermsSearch;
+    Search.performTermsSearch = (searchTerms, excludedTerms) => {
+      const usable = new Set([...searchTerms].filter((w) => !/\d/.test(w) || known(w)).filter(known));
+      if (!usable.size) return original(searchTerms, excludedTerms);
+      const results = original(usable, excludedTerms);
+      if (results.length || usable.size < 2) return results;
+      // no page has every word: rank pages by how many of the words they contain
+      const count = new Map();
+      usable.forEach((w) => filesOf(w).forEach((f) => count.set(f, (count.get(f) || 0) + 1)));
+      const most = Math.max(...count.values());
+      const { docnames, titles, filenames } = Search._index;
+      return [...count]
+        .filter(([, n]) => n >= Math.max(1, Math.ceil(most / 2)))
+        .map(([f, n]) => [docnames[f], titles[f], "", null, n, filenames[f], typeof SearchResultKind === "undefined" ? "text" : SearchResultKind.text]);
+    };
+  };
+
+  const query = new URLSearchParams(window.location.search).get("q");
+  install();
+  const ready = () => {
+    install();
+    if (query) showErrors(query);
+  };
+  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", ready);
+  else ready();
+})();
