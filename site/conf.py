@@ -7,7 +7,6 @@ coverage.tsv and the verification records.
 
 import logging
 import sys
-import tomllib
 from pathlib import Path
 
 import jieba
@@ -34,10 +33,11 @@ exclude_patterns = ["_build", "**.ipynb_checkpoints", "jupyter_execute", "verifi
 html_theme = "sphinx_book_theme"
 html_title = "PyTorch Field Notes"
 html_static_path = ["_static"]
-# The repository (pyproject.toml's [project.urls] Repository): the Colab links and the notebooks' setup
-# cell install from it.
-with open(ROOT / "pyproject.toml", "rb") as f:
-    fieldnotes_repo_url = tomllib.load(f)["project"]["urls"]["Repository"]
+# The repository (pyproject.toml's [project.urls] Repository): the Colab links open it and the notebooks'
+# setup cell installs from it.
+from tools.notebooks import repo_url  # noqa: E402
+
+fieldnotes_repo_url = repo_url()
 html_theme_options = {
     "repository_url": fieldnotes_repo_url,
     "use_repository_button": False,

@@ -17,6 +17,8 @@ from tools.notebooks import (
     metadata_problems,
     notebook_paths,
     read,
+    setup_cell_index,
+    setup_cell_source,
     skipped,
     stdout_lines,
 )
@@ -145,3 +147,17 @@ def test_template_and_ledger(path):
     assert sorted(verified + skips, key=lambda c: int(c[1:])) == sorted(listed, key=lambda c: int(c[1:])), (
         f"{path.name}: Claims list {listed} != verified {verified} + skipped {skips}"
     )
+
+
+@pytest.mark.parametrize("path", PATHS, ids=IDS)
+def test_first_code_cell_is_the_setup_cell(path):
+    """A downloaded notebook runs outside the repository (Colab): its first code cell makes `import helpers`
+    work there, and it is the same cell, with the configured repository URL, in every notebook."""
+    nb = read(path)
+    index = setup_cell_index(nb)
+    assert index is not None, f"{path.name}: the first code cell must be the setup cell (tools.notebooks)"
+    assert nb.cells[index].source == setup_cell_source(), (
+        f"{path.name}: the setup cell differs from tools.notebooks.setup_cell_source(); re-insert it"
+    )
+    before = "".join(c.source for c in nb.cells[:index])
+    assert "import" not in before and not nb.cells[index].get("outputs"), f"{path.name}: setup cell"

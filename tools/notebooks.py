@@ -5,6 +5,8 @@
   it); :func:`ledger`, :func:`skipped` and :func:`claim_cells` read it from stored outputs with those parsers.
 * **Notebook metadata** (``metadata.fieldnotes``) — :func:`metadata`, :func:`stamp_metadata`,
   :func:`metadata_problems`, :func:`source_hash`.
+* **The setup cell** every notebook opens its code with — :func:`setup_cell_source` (from
+  :func:`repo_url`, pyproject.toml's ``[project.urls] Repository``), :func:`setup_cell_index`.
 * **The verification record** — :class:`VerificationRecord` (one schema for a CPU run, a GPU run and
   each torch version of the matrix), :func:`claim_results` (stored notebook + executed copy -> one
   result per claim), :func:`load_records`.
@@ -18,6 +20,7 @@ import datetime as dt
 import hashlib
 import json
 import re
+import tomllib
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
@@ -40,6 +43,45 @@ def notebook_paths() -> list[Path]:
 
 def read(path: Path) -> nbformat.NotebookNode:
     return nbformat.read(path, as_version=4)
+
+
+# ------------------------------------------------------------------------------------- the setup cell
+def repo_url() -> str:
+    """The project's repository (pyproject.toml ``[project.urls] Repository``): Colab links and setup cells."""
+    with open(ROOT / "pyproject.toml", "rb") as f:
+        return tomllib.load(f)["project"]["urls"]["Repository"].rstrip("/")
+
+
+def setup_cell_source(url: str | None = None) -> str:
+    """The first code cell of every notebook: makes ``import helpers`` work where the notebook runs.
+
+    In the project's environment ``helpers`` is importable and the cell does nothing. On Colab it installs
+    the project from its repository (``git+URL``); ``FIELDNOTES_INSTALL`` names another pip source (a wheel,
+    a local checkout) anywhere. Elsewhere it stops with a message that says what to do.
+    """
+    url = url or repo_url()
+    return f"""# Setup (the same in every notebook): `helpers` is this project's package. In the project's environment
+# (`make lab`) it is importable already; on Colab it is installed from the project's repository first.
+import importlib
+import importlib.util
+import os
+import subprocess
+import sys
+
+if importlib.util.find_spec("helpers") is None:
+    source = os.environ.get("FIELDNOTES_INSTALL") or ("git+{url}" if "google.colab" in sys.modules else "")
+    if not source:
+        raise ModuleNotFoundError("No module named 'helpers': start Jupyter in the project's environment (make lab), or set FIELDNOTES_INSTALL to a pip source of the project")
+    subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", source], check=True)
+    importlib.invalidate_caches()"""
+
+
+def setup_cell_index(nb: nbformat.NotebookNode) -> int | None:
+    """Index of the notebook's setup cell (its first code cell, when that is the setup cell), else None."""
+    first = next((i for i, c in enumerate(nb.cells) if c.cell_type == "code"), None)
+    if first is not None and nb.cells[first].source.startswith("# Setup (the same in every notebook)"):
+        return first
+    return None
 
 
 # ----------------------------------------------------------------------------------------- the ledger
@@ -98,9 +140,14 @@ def metadata(nb: nbformat.NotebookNode) -> dict:
 
 
 def source_hash(nb: nbformat.NotebookNode) -> str:
-    """Hash of what a reader edits: cell types, sources and tags (not outputs)."""
+    """Hash of what a reader edits: cell types, sources and tags (not outputs). The setup cell is left out:
+    it is the same in every notebook (the hygiene test holds it to :func:`setup_cell_source`) and checks
+    nothing, so adding or changing it does not make the recorded runs of the claims stale."""
     h = hashlib.sha256()
-    for cell in nb.cells:
+    skip = setup_cell_index(nb)
+    for i, cell in enumerate(nb.cells):
+        if i == skip:
+            continue
         tags = cell.get("metadata", {}).get("tags", [])
         h.update(json.dumps([cell.cell_type, cell.source, sorted(tags)]).encode())
     return h.hexdigest()[:16]
