@@ -29,10 +29,18 @@ myst_enable_extensions = ["dollarmath", "amsmath", "colon_fence", "deflist"]
 myst_heading_anchors = 3
 suppress_warnings = ["mystnb.unknown_mime_type", "myst.header"]
 
-exclude_patterns = ["_build", "**.ipynb_checkpoints", "jupyter_execute", "verification", "_static"]
+exclude_patterns = [
+    "_build",
+    "**.ipynb_checkpoints",
+    "jupyter_execute",
+    "verification",
+    "_static",
+    "_templates",
+]
 html_theme = "sphinx_book_theme"
 html_title = "PyTorch Field Notes"
 html_static_path = ["_static"]
+templates_path = ["_templates"]  # layout.html: no search scripts on pages other than search.html
 # The repository (pyproject.toml's [project.urls] Repository): the Colab links open it and the notebooks'
 # setup cell installs from it.
 from tools.notebooks import repo_url  # noqa: E402

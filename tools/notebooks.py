@@ -47,7 +47,7 @@ def read(path: Path) -> nbformat.NotebookNode:
 
 # ------------------------------------------------------------------------------------- the setup cell
 def repo_url() -> str:
-    """The project's repository (pyproject.toml ``[project.urls] Repository``): Colab links and setup cells."""
+    """The project's repository (pyproject.toml ``[project.urls] Repository``): Colab links, setup cells."""
     with open(ROOT / "pyproject.toml", "rb") as f:
         return tomllib.load(f)["project"]["urls"]["Repository"].rstrip("/")
 
@@ -60,20 +60,27 @@ def setup_cell_source(url: str | None = None) -> str:
     a local checkout) anywhere. Elsewhere it stops with a message that says what to do.
     """
     url = url or repo_url()
-    return f"""# Setup (the same in every notebook): `helpers` is this project's package. In the project's environment
-# (`make lab`) it is importable already; on Colab it is installed from the project's repository first.
-import importlib
-import importlib.util
-import os
-import subprocess
-import sys
-
-if importlib.util.find_spec("helpers") is None:
-    source = os.environ.get("FIELDNOTES_INSTALL") or ("git+{url}" if "google.colab" in sys.modules else "")
-    if not source:
-        raise ModuleNotFoundError("No module named 'helpers': start Jupyter in the project's environment (make lab), or set FIELDNOTES_INSTALL to a pip source of the project")
-    subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", source], check=True)
-    importlib.invalidate_caches()"""
+    lines = (
+        "# Setup (the same in every notebook): `helpers` is this project's package. In the project's "
+        "environment",
+        "# (`make lab`) it is importable already; on Colab it is installed from the project's repository "
+        "first.",
+        "import importlib",
+        "import importlib.util",
+        "import os",
+        "import subprocess",
+        "import sys",
+        "",
+        'if importlib.util.find_spec("helpers") is None:',
+        f'    source = os.environ.get("FIELDNOTES_INSTALL") or ("git+{url}" if "google.colab" in sys.modules '
+        'else "")',
+        "    if not source:",
+        "        raise ModuleNotFoundError(\"No module named 'helpers': start Jupyter in the project's "
+        'environment (make lab), or set FIELDNOTES_INSTALL to a pip source of the project")',
+        '    subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", source], check=True)',
+        "    importlib.invalidate_caches()",
+    )
+    return "\n".join(lines)
 
 
 def setup_cell_index(nb: nbformat.NotebookNode) -> int | None:

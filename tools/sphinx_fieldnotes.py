@@ -30,7 +30,6 @@ from pathlib import Path
 from typing import Any
 
 import nbformat
-import snowballstemmer
 from docutils import nodes
 from docutils.parsers.rst import Directive
 from sphinx import addnodes
@@ -39,6 +38,7 @@ from sphinx.search.zh import SearchChinese
 from sphinx.util import logging
 
 from helpers.claims import REFERENCE_KINDS
+from tools import porter_js
 from tools.notebooks import (
     VerificationRecord,
     claim_cells,
@@ -626,8 +626,8 @@ class ClaimsDirective(_Directive):
                             s.matrix.grid(nb.stem, e.cid),
                             s.matrix.gpu_cell(nb.stem, e.cid),
                             status,
-                            text_nodes(e.statement),
-                            [emph(REFERENCE_KINDS[e.kind]), ": ", *text_nodes(e.reference)],
+                            e.statement,  # as printed: backticks and quotes are part of it
+                            [emph(REFERENCE_KINDS[e.kind]), ": ", e.reference],
                         ],
                         [f"ledger-{cid.lower()}"],
                     )
@@ -708,7 +708,7 @@ class ChangesDirective(_Directive):
                 sections[ver] = sec
                 out.append(sec)
             nb, e = f["nb"], f["entry"]
-            item = para(self.claim_link(nb.num, e.cid), " — ", *text_nodes(e.statement))
+            item = para(self.claim_link(nb.num, e.cid), " — ", e.statement)
             if f["kind"] == "branch":
                 item += emph(f" (asserted per version: the check branches on torch ≥ {f['version']})")
             else:
@@ -910,13 +910,16 @@ def generated_outdated(app: Sphinx, env: Any, added: set, changed: set, removed:
 
 
 class SearchChinesePorter(SearchChinese):
-    """Chinese search whose English words are stemmed with Porter, the stemmer the browser uses
-    (``js_porter_stemmer``); Sphinx's Chinese indexer uses Snowball "english" (Porter2), so words such as
-    ``weights_only`` or ``eps`` were indexed under stems the search box never asks for."""
+    """Chinese search whose English words are stemmed exactly as the browser stems the query.
 
-    def init(self, options: dict[str, str]) -> None:
-        super().init(options)
-        self.stemmer = snowballstemmer.stemmer("porter")
+    Sphinx's Chinese indexer stems English words with Snowball "english" (Porter2), and keeps a word whole
+    when its stem would be shorter than 3 letters, while the search page stems queries with Martin Porter's
+    JavaScript stemmer and no such rule: words such as ``weights_only`` or ``eps`` were indexed under keys
+    the search box never asks for. Here the index stems with a port of that JavaScript (tools/porter_js.py).
+    """
+
+    def stem(self, word: str) -> str:
+        return porter_js.stem(word.lower())
 
 
 _ANSI = re.compile(r"\x1b\[[0-9;]*m")
@@ -1021,6 +1024,36 @@ PRUNE = (
 MATHJAX_FILES = ("tex-chtml.js", "output/chtml/fonts/woff-v2")
 
 
+_CSS_ESCAPE = re.compile(r"\\([0-9a-fA-F]{4,6})")
+
+
+def subset_icon_font(static: Path) -> None:
+    """Cut the theme's Font Awesome solid webfont (115 kB; its CSS draws admonition and navigation icons
+    with it) down to the glyphs the shipped CSS uses: private-use characters, literal or escaped."""
+    from fontTools import subset
+
+    font_path = static / "vendor" / "fontawesome" / "webfonts" / "fa-solid-900.woff2"
+    if not font_path.exists():
+        return
+    wanted: set[int] = set()
+    for css in static.rglob("*.css"):
+        text = css.read_text(encoding="utf-8")
+        if css.name == "pydata-sphinx-theme.css":
+            # it bundles Font Awesome's own `.fa-NAME:before` rules for every icon; pages draw `<i class=
+            # "fa-…">` icons with fieldnotes-icons.js, so only the theme's --pst-icon-* variables count
+            text = " ".join(re.findall(r'--pst-icon-[a-z-]+:"([^"]*)"', text))
+        wanted |= {ord(c) for c in text if 0xE000 <= ord(c) <= 0xF8FF}
+        wanted |= {int(h, 16) for h in _CSS_ESCAPE.findall(text) if 0xE000 <= int(h, 16) <= 0xF8FF}
+    options = subset.Options()
+    options.flavor = "woff2"
+    options.layout_features = []
+    font = subset.load_font(str(font_path), options)
+    subsetter = subset.Subsetter(options)
+    subsetter.populate(unicodes=wanted)
+    subsetter.subset(font)
+    subset.save_font(font, str(font_path), options)
+
+
 def finish(app: Sphinx, exc: Exception | None) -> None:
     if exc is not None or app.builder.format != "html":
         return
@@ -1049,6 +1082,17 @@ def finish(app: Sphinx, exc: Exception | None) -> None:
             shutil.copytree(src, dst, dirs_exist_ok=True)
         else:
             shutil.copy2(src, dst)
+    subset_icon_font(static)
+    font = static / "fonts" / "fieldnotes-cjk.woff"
+    if font.exists():  # every Chinese character on the site must be in the subset font
+        from tools.cjk_font import cjk_chars, covered
+
+        shown = set().union(*(cjk_chars(p.read_text(encoding="utf-8")) for p in out.rglob("*.html")))
+        missing = "".join(sorted(shown - covered(font)))
+        if missing:
+            logger.warning(
+                f"fieldnotes: characters {missing!r} are not in {font.name}: run `python tools/cjk_font.py`"
+            )
     for pattern in PRUNE:
         for p in out.glob(pattern):
             shutil.rmtree(p) if p.is_dir() else p.unlink()
