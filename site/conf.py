@@ -39,6 +39,7 @@ exclude_patterns = [
 ]
 html_theme = "sphinx_book_theme"
 html_title = "PyTorch Field Notes"
+html_favicon = "_static/favicon.svg"  # a browser asks for one: without it, a 404 on every first visit
 html_static_path = ["_static"]
 templates_path = ["_templates"]  # layout.html: no search scripts on pages other than search.html
 # The repository (pyproject.toml's [project.urls] Repository): the Colab links open it and the notebooks'

@@ -573,6 +573,18 @@ def test_chinese_reads_without_a_system_cjk_font(site, base_url, browser):
         v.check_clean("glossary")
     finally:
         v.close()
+    for rel in ("glossary.html", f"notebooks/{notebook_paths()[0].stem}.html"):  # sidebar, box, tables
+        v = Visit(browser, base_url + rel)
+        try:
+            without = v.page.evaluate(
+                """() => [...document.querySelectorAll('body *')]
+                .filter(e => [...e.childNodes].some(n => n.nodeType === 3 && /[\u3000-\u9fff]/.test(n.data)))
+                .filter(e => !getComputedStyle(e).fontFamily.includes('Fieldnotes CJK'))
+                .map(e => e.tagName + ': ' + e.textContent.trim().slice(0, 30))"""
+            )
+            assert not without, f"{rel}: Chinese text without the shipped font: {without[:5]}"
+        finally:
+            v.close()
 
 
 # ----------------------------------------------------------------------------------------- weight

@@ -473,7 +473,7 @@ def table(
     headers: list[str], rows: list[tuple[list, list[str]]], classes: list[str], widths: list[int]
 ) -> nodes.table:
     """A table whose cells are node lists; each row carries its ids (anchors)."""
-    tab = nodes.table(classes=["fn-table", *classes])
+    tab = nodes.table(classes=["fn-table", "colwidths-given", *classes])  # widths as given: fixed layout
     group = nodes.tgroup(cols=len(headers))
     tab += group
     for w in widths:
@@ -633,7 +633,7 @@ class ClaimsDirective(_Directive):
                     )
                 )
             headers = ["claim", s.matrix.header(), "GPU", "stored run", "statement", "checked against"]
-            sec += table(headers, rows, ["fn-claims"], [7, 16, 5, 6, 40, 26])
+            sec += table(headers, rows, ["fn-claims"], [10, 22, 7, 7, 32, 22])
             out.append(sec)
         return out
 
@@ -785,7 +785,7 @@ class GlossaryDirective(_Directive):
             zh["lang"] = "zh"
             rows.append(([zh, t["en"], text_nodes(t["meaning"]), links[:-1]], []))
         headers = ["中文", "English", "meaning", "notebooks"]
-        return [table(headers, rows, ["fn-glossary"], [14, 22, 50, 14])]
+        return [table(headers, rows, ["fn-glossary"], [12, 22, 48, 18])]
 
 
 class CoverageDirective(_Directive):

@@ -1,0 +1,65 @@
+"""Unit tests of the site's building blocks that need no browser (tools/porter_js.py, tools/cjk_font.py,
+tools/sphinx_fieldnotes.py, the setup cell of tools/notebooks.py)."""
+
+import pytest
+
+from tools import porter_js
+from tools.cjk_font import cjk_chars
+from tools.notebooks import repo_url, setup_cell_source
+from tools.sphinx_fieldnotes import SearchChinesePorter, claim_raises_calls, text_nodes
+
+
+@pytest.mark.parametrize(
+    "word, stem",
+    [
+        ("caresses", "caress"),
+        ("ponies", "poni"),
+        ("running", "run"),
+        ("relational", "relat"),
+        ("possibly", "possibl"),  # revised algorithm: bli -> ble (Snowball's Porter: "possibli")
+        ("topology", "topolog"),  # logi -> log
+        ("weights_only", "weights_onli"),
+        ("eps", "ep"),
+        ("is", "is"),  # shorter than 3: untouched, as in the browser
+    ],
+)
+def test_porter_js_stems_as_the_search_page(word, stem):
+    assert porter_js.stem(word) == stem
+
+
+def test_porter_js_rejects_non_text_and_the_index_lowercases():
+    with pytest.raises(TypeError, match="str"):
+        porter_js.stem(3)
+    assert SearchChinesePorter({}).stem("Weights_Only") == "weights_onli"
+
+
+def test_claim_raises_calls_resolve_names_assigned_per_version():
+    src = """if since("2.9"):
+    ERR, MSG = AssertionError, "Guard failed"
+else:
+    ERR, MSG = RuntimeError, "is specialized at 3"
+err = claim_raises("C9", "s", f, ERR, MSG, against="counterfactual: x")
+claim_raises("C10", "s", f, ValueError, match="singular", against="formula: y")
+"""
+    assert claim_raises_calls(src) == [
+        ("C9", "AssertionError / RuntimeError", "Guard failed / is specialized at 3"),
+        ("C10", "ValueError", "singular"),
+    ]
+
+
+def test_text_nodes_keep_text_exact():
+    parts = text_nodes("`__call__` runs hooks; *args and 'quotes' stay")
+    assert [n.astext() for n in parts] == ["__call__", " runs hooks; *args and 'quotes' stay"]
+    assert parts[0].tagname == "literal"
+
+
+def test_setup_cell_installs_from_the_configured_repository():
+    assert repo_url().startswith("https://")
+    src = setup_cell_source("https://example.org/fork")
+    assert 'git+https://example.org/fork" if "google.colab" in sys.modules' in src
+    assert "FIELDNOTES_INSTALL" in src and "invalidate_caches" in src
+    compile(src, "setup", "exec")
+
+
+def test_cjk_chars():
+    assert cjk_chars("随机种子 seed，ok") == {"随", "机", "种", "子", "，"}
