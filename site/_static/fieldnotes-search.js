@@ -135,6 +135,11 @@
     };
   };
 
+  // From file:// a browser refuses the fetch Sphinx makes for each hit's excerpt (a CORS error per hit):
+  // list the hits without excerpts there.
+  if (window.location.protocol === "file:" && typeof DOCUMENTATION_OPTIONS !== "undefined")
+    DOCUMENTATION_OPTIONS.SHOW_SEARCH_SUMMARY = false;
+
   const query = new URLSearchParams(window.location.search).get("q");
   install();
   const ready = () => {
