@@ -363,7 +363,11 @@ def test_search_box_lists_the_error_first_and_opens_its_cell(base_url, browser, 
         anchor = href.rsplit("#", 1)[1]
         first.click()
         v.page.wait_for_load_state("load")
-        v.page.wait_for_selector("span.highlighted", timeout=5000)
+        v.page.wait_for_selector("span.highlighted", state="attached", timeout=5000)
+        marks = v.page.eval_on_selector_all(
+            "span.highlighted", "ss => ss.map(s => s.textContent.toLowerCase())"
+        )
+        assert len(set(marks)) <= 3 and min(map(len, marks)) >= 4, f"noisy highlights: {sorted(set(marks))}"
         assert v.page.evaluate("location.hash") == f"#{anchor}"
         box = v.page.locator(f"[id='{anchor}']").bounding_box()
         assert box is not None and 0 <= box["y"] < v.page.viewport_size["height"], "cell not in view"
@@ -627,3 +631,42 @@ def test_pages_and_site_are_light(site, base_url, browser):
         size, urls = _cold_bytes(browser, f"{base_url}notebooks/{path.stem}.html")
         assert size <= 2**20, f"{path.stem}: {size / 2**20:.2f} MiB on a cold load"
         assert not any("mathjax" in u for u in urls), f"{path.stem} loads MathJax"
+
+
+@pytest.mark.parametrize("query", ["torch.compile", "zero_grad", "set_epoch", "pin_memory"])
+def test_plain_words_get_page_results_not_error_hits(base_url, browser, query):
+    """A few words are a page search: no "Reproduced errors" box unless an error matches strongly."""
+    v = Visit(browser, f"{base_url}search.html?q={quote(query)}")
+    try:
+        v.page.wait_for_selector("#search-results ul.search li", timeout=15000)
+        assert v.page.locator("#fieldnotes-error-hits").count() == 0
+    finally:
+        v.close()
+
+
+def test_icons_draw_and_tables_become_cards_on_a_phone(site, browser):
+    """Every theme icon is drawn (the menu toggle a phone needs included); at 390 px a claim row is a card
+    whose statement uses the screen's width."""
+    with serve(site) as url:
+        page = browser.new_page(viewport={"width": 390, "height": 900})
+        try:
+            for rel in ("index.html", "claims.html", f"notebooks/{notebook_paths()[0].stem}.html"):
+                page.goto(url + rel, wait_until="load")
+                page.wait_for_timeout(200)
+                left = page.eval_on_selector_all(
+                    "i[class*='fa-'], span[class*='fa-']", "es => es.map(e => e.className)"
+                )
+                assert not left, f"{rel}: icons not drawn: {left}"
+                blank = page.eval_on_selector_all(
+                    "button svg.svg-inline--fa",
+                    "ss => ss.filter(s => s.getBoundingClientRect().width < 4 && s.checkVisibility()).length",
+                )
+                assert blank == 0, f"{rel}: {blank} visible icons without size"
+            toggle = page.locator("button.primary-toggle:visible svg.svg-inline--fa")
+            assert toggle.count() >= 1 and toggle.first.bounding_box()["width"] >= 8, "no visible menu icon"
+            page.goto(url + "claims.html", wait_until="load")
+            cell = page.locator("table.fn-claims tbody tr").first.locator("td").nth(4)
+            assert cell.get_attribute("data-label") == "statement"
+            assert cell.bounding_box()["width"] >= 250, "statement column squeezed on a phone"
+        finally:
+            page.close()

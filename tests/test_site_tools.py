@@ -56,10 +56,20 @@ def test_text_nodes_keep_text_exact():
 def test_setup_cell_installs_from_the_configured_repository():
     assert repo_url().startswith("https://")
     src = setup_cell_source("https://example.org/fork")
-    assert 'git+https://example.org/fork" if "google.colab" in sys.modules' in src
+    assert '("pytorch-field-notes[colab] @ git+https://example.org/fork" if "google.colab" in sys' in src
     assert "FIELDNOTES_INSTALL" in src and "invalidate_caches" in src
     compile(src, "setup", "exec")
 
 
 def test_cjk_chars():
     assert cjk_chars("随机种子 seed，ok") == {"随", "机", "种", "子", "，"}
+
+
+def test_colab_extra_pins_match_the_lock():
+    import tomllib
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent
+    extra = tomllib.loads((root / "pyproject.toml").read_text())["project"]["optional-dependencies"]["colab"]
+    lock = set((root / "requirements.txt").read_text().splitlines())
+    assert extra and all(pin in lock for pin in extra), [p for p in extra if p not in lock]

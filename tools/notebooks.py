@@ -56,8 +56,9 @@ def setup_cell_source(url: str | None = None) -> str:
     """The first code cell of every notebook: makes ``import helpers`` work where the notebook runs.
 
     In the project's environment ``helpers`` is importable and the cell does nothing. On Colab it installs
-    the project from its repository (``git+URL``); ``FIELDNOTES_INSTALL`` names another pip source (a wheel,
-    a local checkout) anywhere. Elsewhere it stops with a message that says what to do.
+    the project from its repository (``git+URL``, with the ``colab`` extra: the packages some notebooks
+    import that Colab lacks); ``FIELDNOTES_INSTALL`` names another pip source (a wheel, a clone) anywhere.
+    Elsewhere, or when pip fails, it stops with a message that says what to do.
     """
     url = url or repo_url()
     lines = (
@@ -72,12 +73,14 @@ def setup_cell_source(url: str | None = None) -> str:
         "import sys",
         "",
         'if importlib.util.find_spec("helpers") is None:',
-        f'    source = os.environ.get("FIELDNOTES_INSTALL") or ("git+{url}" if "google.colab" in sys.modules '
-        'else "")',
+        '    source = os.environ.get("FIELDNOTES_INSTALL") or ('
+        f'"pytorch-field-notes[colab] @ git+{url}" if "google.colab" in sys.modules else "")',
         "    if not source:",
         "        raise ModuleNotFoundError(\"No module named 'helpers': start Jupyter in the project's "
         'environment (make lab), or set FIELDNOTES_INSTALL to a pip source of the project")',
-        '    subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", source], check=True)',
+        '    if subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", source]).returncode:',
+        '        raise RuntimeError(f"pip could not install the project from {source!r} '
+        '(its message is above): set FIELDNOTES_INSTALL to a pip source of it, such as the path of a clone")',
         "    importlib.invalidate_caches()",
     )
     return "\n".join(lines)

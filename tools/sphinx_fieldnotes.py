@@ -238,6 +238,53 @@ def claim_raises_calls(source: str) -> list[tuple[str, str, str]]:
 CLAIM_FUNCS = {"claim", "claim_close", "claim_raises", "skip"}
 
 
+def checked_messages(source: str) -> list[tuple[str, str, str]]:
+    """(claim id, exception name, message part) for the other ways a claim cell checks a message: the
+    ``raises(fn, Exc, "part")`` helper inside a condition, and ``"a message of four words or more" in text``
+    (the type is then unknown: "message"). The claim is the claim call that contains the check, else the
+    next one in the cell, else the cell's last."""
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return []
+    claims = sorted(
+        (node.lineno, node.end_lineno or node.lineno, node.args[0].value)
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Call)
+        and getattr(node.func, "id", None) in CLAIM_FUNCS
+        and node.args
+        and isinstance(node.args[0], ast.Constant)
+    )
+    if not claims:
+        return []
+
+    def owner(line: int) -> str:
+        inside = [c for c in claims if c[0] <= line <= c[1]]
+        after = [c for c in claims if c[0] > line]
+        return str((inside or after or claims[-1:])[0][2])
+
+    found = []
+    for node in ast.walk(tree):
+        if (
+            isinstance(node, ast.Call)
+            and getattr(node.func, "id", None) == "raises"
+            and len(node.args) >= 3
+            and isinstance(node.args[2], ast.Constant)
+            and isinstance(node.args[2].value, str)
+        ):
+            found.append((node.lineno, owner(node.lineno), ast.unparse(node.args[1]), node.args[2].value))
+        elif (
+            isinstance(node, ast.Compare)
+            and len(node.ops) == 1
+            and isinstance(node.ops[0], ast.In)
+            and isinstance(node.left, ast.Constant)
+            and isinstance(node.left.value, str)
+            and len(node.left.value.split()) >= 4
+        ):
+            found.append((node.lineno, owner(node.lineno), "message", node.left.value))
+    return [f[1:] for f in sorted(found)]
+
+
 def _since_versions(node: ast.AST) -> list[str]:
     return [
         n.args[0].value
@@ -311,6 +358,7 @@ class ErrorEntry:
     section: str
     claim: str = ""
     statement: str = ""
+    gpu_only: bool = False  # its claim is skipped on the CPU runner: the cell shows it only on a GPU
 
 
 @dataclass
@@ -347,6 +395,7 @@ def load_notebook(path: Path, matrix: Matrix) -> Notebook:
     nb = read(path)
     info = Notebook(path, metadata(nb), title_of(nb), ledger(nb), skipped(nb))
     statements = {e.cid: e.statement for e in info.ledger + info.skipped}
+    gpu_only = {e.cid for e in info.skipped}
     cells = claim_cells(nb)
     info.branches = {
         cid: v for i in sorted(set(cells.values())) for cid, v in version_branches(nb.cells[i].source).items()
@@ -366,6 +415,8 @@ def load_notebook(path: Path, matrix: Matrix) -> Notebook:
                 if out.get("output_type") == "error"
             ]
         found += [("asserted", exc, match, cid) for cid, exc, match in claim_raises_calls(cell.source)]
+        found += [("asserted", exc, match, cid) for cid, exc, match in checked_messages(cell.source)]
+        found = list(dict.fromkeys(found))  # a message checked twice in one cell is one entry
         if found:
             n_error += 1
             anchor = f"error-{info.num}-{n_error}"
@@ -382,6 +433,7 @@ def load_notebook(path: Path, matrix: Matrix) -> Notebook:
                         heading_before(nb.cells, i),
                         cid,
                         statements.get(cid, ""),
+                        gpu_only=cid in gpu_only,
                     )
                 )
         info.anchors += [(i, label) for label in labels]
@@ -539,7 +591,7 @@ class SummaryDirective(_Directive):
 
     def run(self) -> list[nodes.Node]:
         s = self.site
-        n_err = len({e.anchor for e in s.errors()})
+        n_err = len(s.errors())
         return [
             para(
                 strong(f"{s.n_claims} verified claims"),
@@ -547,7 +599,7 @@ class SummaryDirective(_Directive):
                 xref(self.docname, "/claims", "claim ledger", "doc"),
                 " · ",
                 xref(self.docname, "/errors", "error index", "doc"),
-                f" ({n_err} reproduced errors: paste yours into the search box) · ",
+                f" ({n_err} error messages: paste yours into the search box) · ",
                 xref(self.docname, "/glossary", "glossary 术语表", "doc"),
                 " (Chinese terms) · ",
                 xref(self.docname, "/coverage", "coverage of the source notes", "doc"),
@@ -762,13 +814,19 @@ class ErrorsDirective(_Directive):
     def run(self) -> list[nodes.Node]:
         rows = []
         for e in self.site.errors():
-            msg = e.message.strip().splitlines()[0] if e.message.strip() else "(any message)"
+            text = _ANSI.sub("", e.message).strip()
+            msg = text.splitlines()[0] if text else "(message varies)"
             nb = self.site.by_num[e.num]
             where = xref(self.docname, e.anchor, f"{e.num} · {e.section or nb.title}".replace("`", ""))
-            claim = self.claim_link(e.num, e.claim) if e.claim else "—"
-            rows.append(([nodes.literal(e.ename, e.ename), msg, e.kind, claim, where], []))
+            claim: list[Any] = [self.claim_link(e.num, e.claim)] if e.claim else ["—"]
+            if e.gpu_only:
+                claim.append(emph(" (needs CUDA: skipped on the CPU runner)"))
+            message: list[Any] = [msg]
+            if e.kind == "asserted" and e.statement:  # the part checked is often short: the claim says more
+                message += [nodes.inline("", f" — {e.statement}", classes=["fn-note"])]
+            rows.append(([nodes.literal(e.ename, e.ename), message, e.kind, claim, where], []))
         headers = ["error", "message", "kind", "claim", "where"]
-        return [table(headers, rows, ["fn-errors"], [14, 46, 8, 8, 24])]
+        return [table(headers, rows, ["fn-errors"], [14, 46, 9, 11, 20])]
 
 
 class GlossaryDirective(_Directive):
@@ -798,29 +856,30 @@ class CoverageDirective(_Directive):
         counts: dict[str, int] = {}
         for r in self.site.coverage:
             counts[r["how"]] = counts.get(r["how"], 0) + 1
+        meaning = {
+            "claim": "asserted by the cited claims",
+            "correction": "the note is wrong or outdated and the notebook shows it",
+            "text": "explained without an assertion",
+            "gpu": "a guarded GPU part",
+            "left-out": "with the reason",
+            "planned": "its notebook is not written yet",
+        }
+        legend: list[Any] = []
+        for how in sorted(counts):
+            legend += [emph(how), f" = {meaning.get(how, how)}; "]
         out: list[nodes.Node] = [
             para(
                 f"Every fact of the five source notes ({len(self.site.coverage)} items) and where it went: "
                 + ", ".join(f"{n} {how}" for how, n in sorted(counts.items()))
                 + ". ",
-                emph("claim"),
-                " = asserted by the cited claims; ",
-                emph("correction"),
-                " = the note is wrong or outdated and the notebook shows it; ",
-                emph("text"),
-                " = explained without an assertion; ",
-                emph("gpu"),
-                " = a guarded GPU part; ",
-                emph("left-out"),
-                " = with the reason; ",
-                emph("planned"),
-                " = its notebook is not written yet.",
+                *legend[:-1],
+                legend[-1].rstrip("; ") + ".",
             )
         ]
         for num in sorted(rows_by_nb):
             nb = self.site.by_num.get(num)
             sec = nodes.section(ids=[f"coverage-{num}"])
-            sec += nodes.title("", "", self.nb_link(nb) if nb else nodes.Text(f"{num} (no notebook)"))
+            sec += nodes.title("", "", self.nb_link(nb) if nb else nodes.Text("Not in a notebook"))
             rows = []
             for r in rows_by_nb[num]:
                 fid = r["fact"].lower()
@@ -846,6 +905,22 @@ class CoverageDirective(_Directive):
             headers = ["fact · note:lines", "in the notes", "claims", "how", "detail"]
             sec += table(headers, rows, ["fn-coverage"], [12, 10, 14, 8, 56])
             out.append(sec)
+        return out
+
+    _CITE = re.compile(r"\b(\d\d)-(C\d+)\b")
+
+    def linked(self, parts: list[nodes.Node]) -> list[nodes.Node]:
+        """Text nodes with every cited claim (``06-C12``) turned into a link to it."""
+        out: list[nodes.Node] = []
+        for part in parts:
+            if not isinstance(part, nodes.Text):
+                out.append(part)
+                continue
+            text, at = str(part), 0
+            for m in self._CITE.finditer(text):
+                out += [nodes.Text(text[at : m.start()]), self.claim_link(m[1], m[2])]
+                at = m.end()
+            out.append(nodes.Text(text[at:]))
         return out
 
 
@@ -942,6 +1017,7 @@ def error_records(site: SiteData) -> list[dict[str, str]]:
                 "kind": e.kind,
                 "claim": f"{e.num}-{e.claim}" if e.claim else "",
                 "statement": e.statement,
+                "gpu_only": e.gpu_only,
             }
         )
     return out
@@ -962,7 +1038,7 @@ _FA_PREFIX = {
     "fa-brands": "fab",
     "fab": "fab",
 }
-_FA_USE = re.compile(r'<i class="(fa-solid|fas|fa-regular|far|fa-brands|fab) fa-([a-z0-9-]+)')
+_FA_USE = re.compile(r'<(?:i|span) class="(fa-solid|fas|fa-regular|far|fa-brands|fab) fa-([a-z0-9-]+)')
 
 
 def icon_script(theme_js: Path, used: set[tuple[str, str]]) -> str:
@@ -999,6 +1075,8 @@ def page_context(app: Sphinx, pagename: str, templatename: str, context: dict, d
 
         patched._fieldnotes = True  # type: ignore[attr-defined]
         context["pathto"] = patched
+    if pagename in GENERATED:  # their sources are directive stubs: nothing a reader would download
+        context["sourcename"] = ""
     if pagename == "search":
         app.add_js_file("fieldnotes-errors.js", priority=900)
         app.add_js_file("fieldnotes-search.js", priority=901)
@@ -1120,4 +1198,5 @@ def setup(app: Sphinx) -> dict[str, Any]:
     app.connect("html-page-context", page_context)
     app.connect("build-finished", finish)
     app.add_css_file("fieldnotes.css")
+    app.add_js_file("fieldnotes-tables.js", loading_method="defer")
     return {"version": "1", "parallel_read_safe": True, "parallel_write_safe": True}

@@ -1,4 +1,4 @@
-/* The theme's icons without its 1.5 MB Font Awesome bundle: each <i class="fa-solid fa-NAME"> becomes the
+/* The theme's icons without its 1.5 MB Font Awesome bundle: each <i|span class="fa-solid fa-NAME"> becomes the
    inline SVG Font Awesome would draw. The build (tools/sphinx_fieldnotes.py) fills ICONS with the paths of
    the icons the pages use, copied from the theme's own bundle. */
 (() => {
@@ -6,7 +6,7 @@
   const PACK = { "fa-solid": "fas", fas: "fas", "fa-regular": "far", far: "far", "fa-brands": "fab", fab: "fab" };
   const SVG = "http://www.w3.org/2000/svg";
   const draw = (root) => {
-    root.querySelectorAll("i[class*='fa-']").forEach((el) => {
+    root.querySelectorAll("i[class*='fa-'], span[class*='fa-']").forEach((el) => {
       const cls = [...el.classList];
       const pack = cls.map((c) => PACK[c]).find(Boolean) || "fas";
       const name = cls.find((c) => ICONS[`${pack} ${c.slice(3)}`] && c.startsWith("fa-"));

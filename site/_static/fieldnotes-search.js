@@ -23,20 +23,21 @@
       .replace(/\d+/g, "#")
       .replace(/\s+/g, " ")
       .trim();
+  // the search page's own Porter stemmer: "allocate", "allocated" and "allocation" are one word
+  let stemmer = null; // language_data.js may load after this script: made on first use
+  const stem = (w) => {
+    if (!stemmer && typeof Stemmer !== "undefined") stemmer = new Stemmer();
+    return stemmer && !w.includes("#") ? stemmer.stemWord(w) : w;
+  };
   const words = (s) =>
-    (norm(s).replace(/_/g, " ").match(/[\p{L}\p{N}#]+/gu) || []).filter(
-      (w) => w.length > 1 && w !== "#" && !STOP.has(w)
-    );
+    (norm(s).replace(/_/g, " ").match(/[\p{L}\p{N}#]+/gu) || [])
+      .filter((w) => w.length > 1 && w !== "#" && !STOP.has(w))
+      .map(stem);
 
   // ---------------------------------------------------------------------------------- error index
-  const entries = (window.FIELDNOTES_ERRORS || []).map((e) => {
-    const text = [e.ename, e.message, e.message, e.statement, e.section].join(" ");
-    // alternatives per torch version are joined by " / "
-    const fragments = e.message.split("\n")[0].split(" / ").map(norm);
-    return { ...e, words: words(text), fragments: fragments.filter((f) => f.includes(" ") && f.length >= 10) };
-  });
+  // built on first use, once the page's stemmer (language_data.js) is there
+  let entries = null;
   const df = new Map();
-  entries.forEach((e) => new Set(e.words).forEach((w) => df.set(w, (df.get(w) || 0) + 1)));
   const idf = (w) => Math.log(1 + entries.length / (df.get(w) || entries.length));
   const vector = (ws) => {
     const v = new Map();
@@ -44,12 +45,22 @@
     return v;
   };
   const length = (v) => Math.sqrt([...v.values()].reduce((s, x) => s + x * x, 0)) || 1;
-  entries.forEach((e) => {
-    e.vec = vector(e.words);
-    e.len = length(e.vec);
-  });
+  const buildIndex = () => {
+    entries = (window.FIELDNOTES_ERRORS || []).map((e) => {
+      const text = [e.ename, e.message, e.message, e.statement, e.section].join(" ");
+      // alternatives per torch version are joined by " / "
+      const fragments = e.message.split("\n")[0].split(" / ").map(norm);
+      return { ...e, words: words(text), fragments: fragments.filter((f) => f.includes(" ") && f.length >= 10) };
+    });
+    entries.forEach((e) => new Set(e.words).forEach((w) => df.set(w, (df.get(w) || 0) + 1)));
+    entries.forEach((e) => {
+      e.vec = vector(e.words);
+      e.len = length(e.vec);
+    });
+  };
 
   const matchErrors = (paste) => {
+    if (entries === null) buildIndex();
     const q = vector(words(paste));
     const qlen = length(q);
     const flat = norm(paste);
@@ -59,18 +70,46 @@
       q.forEach((x, w) => (dot += x * (e.vec.get(w) || 0)));
       let score = dot / (qlen * e.len);
       const found = e.fragments.filter((f) => flat.includes(f)).map((f) => f.length);
-      if (found.length) score += 0.5 + (0.5 * Math.min(Math.max(...found), 60)) / 60;
+      const quoted = found.length > 0;
+      if (quoted) score += 0.5 + (0.5 * Math.min(Math.max(...found), 60)) / 60;
       // the exception class as Python prints it ("TypeError: …") tells entries with similar words apart
       if (paste.includes(e.ename.split(".").pop() + ":")) score += 0.15;
       const key = e.anchor + "@" + e.page;
-      if (!best.has(key) || best.get(key).score < score) best.set(key, { ...e, score, shared: [...q.keys()].filter((w) => e.vec.has(w)) });
+      if (!best.has(key) || best.get(key).score < score) best.set(key, { ...e, score, quoted });
     });
-    return [...best.values()].filter((e) => e.score >= 0.05).sort((a, b) => b.score - a.score);
+    // one hit per answer: a section's stored message (no claim) and the claims that assert it are one
+    const shown = [];
+    [...best.values()]
+      .filter((e) => e.score >= 0.05)
+      .sort((a, b) => b.score - a.score)
+      .forEach((e) => {
+        const same = (o) => o.page === e.page && o.section === e.section && (!o.claim || !e.claim || o.claim === e.claim);
+        if (!shown.some(same)) shown.push(e);
+      });
+    return shown;
+  };
+  // A paste looks like an error message when it is long or names an exception; a few plain words (a
+  // page search such as "torch.compile") get error hits only when one matches strongly.
+  const looksLikeError = (paste) =>
+    words(paste).length >= 5 || /(Error|Exception|Warning)\b|:\s/.test(paste);
+  // The words to highlight on the page a hit opens: the entry's own message words found in the paste
+  // (four letters or more: shorter pieces light up inside ordinary words), the three the error index finds
+  // rarest: the ones that tell this message apart.
+  const highlightWords = (e, paste) => {
+    const raw = (s) => (norm(s).replace(/_/g, " ").match(/[\p{L}]+/gu) || []).filter((w) => w.length >= 4 && !STOP.has(w));
+    const pasted = new Set(raw(paste));
+    return [...new Set(raw(e.message))]
+      .filter((w) => pasted.has(w))
+      .sort((a, b) => idf(stem(b)) - idf(stem(a)) || b.length - a.length)
+      .slice(0, 3);
   };
   window.FieldnotesSearch = { matchErrors, words };
 
   const showErrors = (paste) => {
-    const hits = matchErrors(paste).slice(0, 5);
+    // a few plain words list an error only when they contain its asserted message
+    const hits = matchErrors(paste)
+      .filter((e) => looksLikeError(paste) || e.quoted)
+      .slice(0, 5);
     if (!hits.length) return;
     const root = document.documentElement.dataset.content_root || "";
     const box = document.createElement("section");
@@ -83,14 +122,17 @@
     hits.forEach((e) => {
       const li = document.createElement("li");
       const a = document.createElement("a");
-      const highlight = encodeURIComponent(e.shared.filter((w) => !w.includes("#")).join(" "));
-      a.href = `${root}${e.page}?highlight=${highlight}#${e.anchor}`;
-      a.textContent = `${e.num} · ${e.section || e.title}`;
+      const terms = highlightWords(e, paste).join(" ");
+      a.href = `${root}${e.page}?highlight=${encodeURIComponent(terms)}#${e.anchor}`;
+      // sphinx_highlight.js prefers the terms the search page stored (the whole paste) to the link's own
+      a.addEventListener("click", () => localStorage.setItem("sphinx_highlight_terms", terms));
+      a.textContent = `${e.num} · ${(e.section || e.title).replace(/`/g, "")}`;
       li.appendChild(a);
       const code = document.createElement("code");
       code.textContent = e.ename;
-      li.append(" — ", code, `: ${e.message.split("\n")[0] || "(any message)"}`);
+      li.append(" — ", code, `: ${e.message.split("\n")[0] || "(message varies)"}`);
       if (e.claim) li.append(` (claim ${e.claim}: ${e.statement})`);
+      if (e.gpu_only) li.append(" [needs CUDA: checked on GPU runners, skipped on the CPU one]");
       list.appendChild(li);
     });
     box.appendChild(list);
@@ -121,6 +163,13 @@
     const original = Search.performTermsSearch;
     Search.performTermsSearch = (searchTerms, excludedTerms) => {
       const usable = new Set([...searchTerms].filter((w) => !/\d/.test(w) || known(w)).filter(known));
+      // what the opened page highlights: the words the index knows, four letters or more
+      const stored = localStorage.getItem("sphinx_highlight_terms");
+      if (stored && searchTerms.size > 3) {
+        const stem = new Stemmer();
+        const keep = stored.split(" ").filter((w) => w.length >= 4 && !/\d/.test(w) && usable.has(stem.stemWord(w)));
+        localStorage.setItem("sphinx_highlight_terms", keep.join(" "));
+      }
       if (!usable.size) return original(searchTerms, excludedTerms);
       const results = original(usable, excludedTerms);
       if (results.length || usable.size < 2) return results;
