@@ -241,8 +241,8 @@ CLAIM_FUNCS = {"claim", "claim_close", "claim_raises", "skip"}
 def checked_messages(source: str) -> list[tuple[str, str, str]]:
     """(claim id, exception name, message part) for the other ways a claim cell checks a message: the
     ``raises(fn, Exc, "part")`` helper inside a condition, and ``"a message of four words or more" in text``
-    (the type is then unknown: "message"). The claim is the claim call that contains the check, else the
-    next one in the cell, else the cell's last."""
+    (the type is then unknown: ""). The claim is the claim call that contains the check, else the next one
+    in the cell, else the cell's last."""
     try:
         tree = ast.parse(source)
     except SyntaxError:
@@ -281,7 +281,7 @@ def checked_messages(source: str) -> list[tuple[str, str, str]]:
             and isinstance(node.left.value, str)
             and len(node.left.value.split()) >= 4
         ):
-            found.append((node.lineno, owner(node.lineno), "message", node.left.value))
+            found.append((node.lineno, owner(node.lineno), "", node.left.value))
     return [f[1:] for f in sorted(found)]
 
 
@@ -387,8 +387,17 @@ class Notebook:
 
     def entries(self) -> list[tuple[Any, str]]:
         """(ledger entry, stored result) sorted by claim number."""
-        rows = [(e, "✔") for e in self.ledger] + [(e, "skipped (needs CUDA)") for e in self.skipped]
+        rows = [(e, "✔") for e in self.ledger] + [(e, "⊘ needs CUDA") for e in self.skipped]
         return sorted(rows, key=lambda r: int(r[0].cid[1:]))
+
+
+_CLASS = re.compile(r"\b([A-Z]\w*(?:Error|Exception|Warning))\b")
+
+
+def _named_class(statement: str) -> str:
+    """The exception or warning class a claim's statement names (the first), else "message"."""
+    m = _CLASS.search(statement)
+    return m[1] if m else "message"
 
 
 def load_notebook(path: Path, matrix: Matrix) -> Notebook:
@@ -415,7 +424,10 @@ def load_notebook(path: Path, matrix: Matrix) -> Notebook:
                 if out.get("output_type") == "error"
             ]
         found += [("asserted", exc, match, cid) for cid, exc, match in claim_raises_calls(cell.source)]
-        found += [("asserted", exc, match, cid) for cid, exc, match in checked_messages(cell.source)]
+        found += [
+            ("asserted", exc or _named_class(statements.get(cid, "")), match, cid)
+            for cid, exc, match in checked_messages(cell.source)
+        ]
         found = list(dict.fromkeys(found))  # a message checked twice in one cell is one entry
         if found:
             n_error += 1
@@ -631,7 +643,7 @@ class NotebooksDirective(_Directive):
                 )
             )
         headers = ["notebook", "what it settles", "needs", "claims", "last verified"]
-        return [table(headers, rows, ["fn-notebooks"], [22, 50, 8, 6, 14])]
+        return [table(headers, rows, ["fn-notebooks"], [24, 43, 9, 9, 15])]
 
 
 class ClaimsDirective(_Directive):
@@ -685,7 +697,7 @@ class ClaimsDirective(_Directive):
                     )
                 )
             headers = ["claim", s.matrix.header(), "GPU", "stored run", "statement", "checked against"]
-            sec += table(headers, rows, ["fn-claims"], [10, 22, 7, 7, 32, 22])
+            sec += table(headers, rows, ["fn-claims"], [10, 22, 8, 9, 30, 21])
             out.append(sec)
         return out
 
@@ -903,7 +915,7 @@ class CoverageDirective(_Directive):
                     )
                 )
             headers = ["fact · note:lines", "in the notes", "claims", "how", "detail"]
-            sec += table(headers, rows, ["fn-coverage"], [12, 10, 14, 8, 56])
+            sec += table(headers, rows, ["fn-coverage"], [17, 11, 14, 9, 49])
             out.append(sec)
         return out
 
@@ -1198,5 +1210,5 @@ def setup(app: Sphinx) -> dict[str, Any]:
     app.connect("html-page-context", page_context)
     app.connect("build-finished", finish)
     app.add_css_file("fieldnotes.css")
-    app.add_js_file("fieldnotes-tables.js", loading_method="defer")
+    app.add_js_file("fieldnotes-page.js", loading_method="defer")
     return {"version": "1", "parallel_read_safe": True, "parallel_write_safe": True}

@@ -56,6 +56,9 @@
     entries.forEach((e) => {
       e.vec = vector(e.words);
       e.len = length(e.vec);
+      const one = norm(e.message.split("\n")[0]);
+      const w = words(one);
+      e.rare = /^[\p{L}_]{5,}$/u.test(one) && w.length === 1 && (df.get(w[0]) || 0) <= 2 ? one : null;
     });
   };
 
@@ -70,8 +73,13 @@
       q.forEach((x, w) => (dot += x * (e.vec.get(w) || 0)));
       let score = dot / (qlen * e.len);
       const found = e.fragments.filter((f) => flat.includes(f)).map((f) => f.length);
-      const quoted = found.length > 0;
+      let quoted = found.length > 0;
       if (quoted) score += 0.5 + (0.5 * Math.min(Math.max(...found), 60)) / 60;
+      // a one-word asserted part that no more than two entries share ("mkdir") is as telling as a phrase
+      else if (e.rare && flat.split(/[^\p{L}\p{N}_]+/u).includes(e.rare)) {
+        quoted = true;
+        score += 1.2;
+      }
       // the exception class as Python prints it ("TypeError: …") tells entries with similar words apart
       if (paste.includes(e.ename.split(".").pop() + ":")) score += 0.15;
       const key = e.anchor + "@" + e.page;
@@ -91,7 +99,7 @@
   // A paste looks like an error message when it is long or names an exception; a few plain words (a
   // page search such as "torch.compile") get error hits only when one matches strongly.
   const looksLikeError = (paste) =>
-    words(paste).length >= 5 || /(Error|Exception|Warning)\b|:\s/.test(paste);
+    words(paste).length >= 8 || /[A-Za-z](Error|Exception|Warning)\b|\w:\s/.test(paste);
   // The words to highlight on the page a hit opens: the entry's own message words found in the paste
   // (four letters or more: shorter pieces light up inside ordinary words), the three the error index finds
   // rarest: the ones that tell this message apart.
@@ -107,16 +115,26 @@
 
   const showErrors = (paste) => {
     // a few plain words list an error only when they contain its asserted message
-    const hits = matchErrors(paste)
-      .filter((e) => looksLikeError(paste) || e.quoted)
-      .slice(0, 5);
-    if (!hits.length) return;
+    const all = matchErrors(paste).filter((e) => looksLikeError(paste) || e.quoted);
+    if (!all.length) return;
+    // only hits close to the best one; a weak best (no asserted message quoted) is said to be a guess
+    const top = all[0].score;
+    const hits = all.filter((e) => e.score >= Math.max(0.15, top / 2)).slice(0, 5);
+    const sure = all[0].quoted || top >= 0.6;
     const root = document.documentElement.dataset.content_root || "";
     const box = document.createElement("section");
     box.id = "fieldnotes-error-hits";
     const h = document.createElement("h2");
-    h.textContent = "Reproduced errors";
-    box.appendChild(h);
+    h.textContent = sure ? "Reproduced errors" : "Possibly related reproduced errors";
+    if (!sure) {
+      const p = document.createElement("p");
+      p.textContent =
+        "None of the reproduced errors matches this message closely: these share some of its words. " +
+        "The page results below may help, or the full list on the error index.";
+      box.appendChild(h);
+      h.after(p);
+    }
+    if (sure) box.appendChild(h);
     const list = document.createElement("ol");
     list.className = "fn-error-hits";
     hits.forEach((e) => {
@@ -125,7 +143,10 @@
       const terms = highlightWords(e, paste).join(" ");
       a.href = `${root}${e.page}?highlight=${encodeURIComponent(terms)}#${e.anchor}`;
       // sphinx_highlight.js prefers the terms the search page stored (the whole paste) to the link's own
-      a.addEventListener("click", () => localStorage.setItem("sphinx_highlight_terms", terms));
+      // (on mousedown and keydown: a middle click opening a new tab fires no click)
+      const remember = () => localStorage.setItem("sphinx_highlight_terms", terms);
+      a.addEventListener("mousedown", remember);
+      a.addEventListener("keydown", remember);
       a.textContent = `${e.num} · ${(e.section || e.title).replace(/`/g, "")}`;
       li.appendChild(a);
       const code = document.createElement("code");
@@ -163,11 +184,15 @@
     const original = Search.performTermsSearch;
     Search.performTermsSearch = (searchTerms, excludedTerms) => {
       const usable = new Set([...searchTerms].filter((w) => !/\d/.test(w) || known(w)).filter(known));
-      // what the opened page highlights: the words the index knows, four letters or more
+      // what an opened page highlights: the three words of four letters or more on the fewest pages
       const stored = localStorage.getItem("sphinx_highlight_terms");
       if (stored && searchTerms.size > 3) {
-        const stem = new Stemmer();
-        const keep = stored.split(" ").filter((w) => w.length >= 4 && !/\d/.test(w) && usable.has(stem.stemWord(w)));
+        const stemmer = new Stemmer();
+        const pages = (w) => filesOf(stemmer.stemWord(w)).size;
+        const keep = [...new Set(stored.split(" "))]
+          .filter((w) => w.length >= 4 && !/\d/.test(w) && usable.has(stemmer.stemWord(w)))
+          .sort((a, b) => pages(a) - pages(b))
+          .slice(0, 3);
         localStorage.setItem("sphinx_highlight_terms", keep.join(" "));
       }
       if (!usable.size) return original(searchTerms, excludedTerms);

@@ -1,0 +1,33 @@
+/* Small fixes to every page.
+   - Generated tables on a phone: each row is shown as a card (fieldnotes.css); every cell is labelled with
+     its column's header so a card reads "claim: 02-C3", "statement: …".
+   - Sidebar toggles: the theme binds its handler to the first `.primary-toggle` / `.secondary-toggle` in
+     the page, a hidden one (pydata-sphinx-theme#2451), so the visible buttons did nothing; they forward
+     their click to it. */
+(() => {
+  const forward = () =>
+    [".primary-toggle", ".secondary-toggle"].forEach((sel) => {
+      const bound = document.querySelector(sel);
+      document.querySelectorAll(sel).forEach((button) => {
+        if (button === bound || !bound) return;
+        button.addEventListener("click", (event) => {
+          event.preventDefault();
+          event.stopPropagation();
+          bound.click();
+        });
+      });
+    });
+  const label = () =>
+    document.querySelectorAll("table.fn-table").forEach((table) => {
+      const names = [...table.querySelectorAll("thead th")].map((th) => th.textContent.trim());
+      table.querySelectorAll("tbody tr").forEach((tr) =>
+        [...tr.children].forEach((td, i) => names[i] && td.setAttribute("data-label", names[i]))
+      );
+    });
+  const start = () => {
+    label();
+    forward();
+  };
+  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", start);
+  else start();
+})();
