@@ -10,9 +10,13 @@ produced which random number.
 
 from __future__ import annotations
 
+import operator
+import os
+from collections.abc import Iterator
+
 import numpy as np
 import torch
-from torch.utils.data import Dataset, get_worker_info
+from torch.utils.data import Dataset, IterableDataset, get_worker_info
 
 __all__ = [
     "GlobalNumpyDataset",
@@ -24,6 +28,9 @@ __all__ = [
     "BrokenDataset",
     "SelfKillingDataset",
     "SelfBusErrorDataset",
+    "RangeStream",
+    "ShardedRangeStream",
+    "PidDataset",
 ]
 
 
@@ -193,3 +200,73 @@ def workers_gone(timeout: float = 10.0, poll: float = 0.05) -> bool:
             return False
         time.sleep(poll)
     return True
+
+
+class RangeStream(IterableDataset):
+    """An ``IterableDataset`` of the items ``(i, worker id)`` for ``i`` in ``0 .. n-1``, not sharded.
+
+    Every DataLoader worker gets its own copy and runs ``__iter__`` from the start, so with
+    ``num_workers=W`` each ``i`` arrives ``W`` times (notebook 12). :class:`ShardedRangeStream` is the fix.
+    """
+
+    def __init__(self, n: int) -> None:
+        self.n = _check_length(n)
+
+    def __iter__(self) -> Iterator[tuple[int, int]]:
+        for i in range(self.n):  # every worker runs this whole loop
+            yield i, _worker_id()
+
+
+class ShardedRangeStream(RangeStream):
+    """:class:`RangeStream` sharded across workers: worker ``w`` of ``W`` yields ``range(w, n, W)``.
+
+    In the main process (``num_workers=0``) ``get_worker_info()`` is ``None`` and it yields everything.
+    """
+
+    def __iter__(self) -> Iterator[tuple[int, int]]:
+        info = get_worker_info()  # None in the main process
+        indices = range(self.n) if info is None else range(info.id, self.n, info.num_workers)
+        for i in indices:
+            yield i, _worker_id()
+
+
+class PidDataset(Dataset):
+    """Item ``i`` is ``(i, os.getpid())``: which process loaded it (notebook 12).
+
+    With ``log_path``, every ``__getitem__`` also appends the line ``"i pid"`` to that file (one
+    ``O_APPEND`` write per line, so workers' lines do not interleave), and :meth:`read_log` reads it
+    back: a record of what the workers loaded that the main process can read while they run.
+    """
+
+    def __init__(self, n: int, log_path: str | os.PathLike[str] | None = None) -> None:
+        self.n = _check_length(n)
+        if log_path is not None and not isinstance(log_path, (str, os.PathLike)):
+            raise ValueError(f"log_path must be None, a str or a path, got {type(log_path).__name__}")
+        self.log_path = None if log_path is None else os.fspath(log_path)
+
+    def __len__(self) -> int:
+        return self.n
+
+    def __getitem__(self, i: int) -> tuple[int, int]:
+        if isinstance(i, bool):
+            raise TypeError("index must be an integer, got a bool")
+        i = operator.index(i)  # int, NumPy or 0-dim tensor integers; TypeError for anything else
+        if not 0 <= i < self.n:
+            raise IndexError(f"index {i} out of range for a PidDataset of length {self.n}")
+        pid = os.getpid()
+        if self.log_path is not None:
+            fd = os.open(self.log_path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+            try:
+                os.write(fd, f"{i} {pid}\n".encode())
+            finally:
+                os.close(fd)
+        return i, pid
+
+    def read_log(self) -> list[tuple[int, int]]:
+        """The ``(i, pid)`` pairs logged so far, in the order they were written ([] before the first)."""
+        if self.log_path is None:
+            raise ValueError("this PidDataset was created without a log_path")
+        if not os.path.exists(self.log_path):
+            return []
+        with open(self.log_path, encoding="ascii") as f:
+            return [(int(i), int(pid)) for i, pid in (line.split() for line in f)]
