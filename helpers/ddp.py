@@ -42,6 +42,8 @@ __all__ = [
     "layerdrop_reference",
     "two_heads_reference",
     "TwoHeads",
+    "SharedBlockNet",
+    "shared_block_reference",
     "SCENARIOS",
     "WorkerError",
 ]
@@ -172,6 +174,73 @@ def layerdrop_reference(
         (loss / world).backward()
         opt.step()
     return _params(model)
+
+
+class SharedBlockNet(nn.Module):
+    """One hidden block applied twice; ``checkpoint`` picks how each application is checkpointed.
+
+    ``checkpoint=None``: no checkpointing; ``"reentrant"`` / ``"non_reentrant"``: each application wrapped in
+    ``torch.utils.checkpoint.checkpoint`` with ``use_reentrant=True`` / ``False``.
+    """
+
+    def __init__(self) -> None:
+        super().__init__()
+        torch.manual_seed(2)
+        self.inp, self.block, self.out = nn.Linear(4, 8), nn.Linear(8, 8), nn.Linear(8, 1)
+        self.double()
+
+    def forward(self, x: torch.Tensor, checkpoint: str | None = None) -> torch.Tensor:
+        if checkpoint not in (None, "reentrant", "non_reentrant"):
+            raise ValueError(f"checkpoint must be None, 'reentrant' or 'non_reentrant', got {checkpoint!r}")
+        from torch.utils.checkpoint import checkpoint as ckpt
+
+        h = self.inp(x)  # requires grad, so a reentrant checkpoint below has a gradient path
+        for _ in range(2):  # the same parameters, used twice
+            if checkpoint is None:
+                h = torch.tanh(self.block(h))
+            else:
+                h = ckpt(lambda t: torch.tanh(self.block(t)), h, use_reentrant=checkpoint == "reentrant")
+        return self.out(h)
+
+
+def shared_block_reference(lr: float = 0.1) -> dict[str, list[list[float]]]:
+    """Single process, no checkpointing, one SGD step on the 8 samples that ``_shared_block`` splits 4+4."""
+    x, y = make_data(8, seed=4)
+    model = SharedBlockNet()
+    opt = torch.optim.SGD(model.parameters(), lr=lr)
+    F.mse_loss(model(x), y).backward()
+    grads = [p.grad.flatten().tolist() for p in model.parameters()]
+    opt.step()
+    return {"grads": grads, "params": _params(model)}
+
+
+def _shared_block(rank: int, world: int, mode: str, lr: float = 0.1) -> dict[str, Any]:
+    """One DDP step of ``SharedBlockNet`` on this rank's half of 8 samples.
+
+    mode: 'reentrant' (use_reentrant=True), 'reentrant_find_unused' (the same with
+    find_unused_parameters=True), 'non_reentrant' (use_reentrant=False), 'static_graph' (use_reentrant=True
+    with static_graph=True). Returns the error message, or the all-reduced gradients and the stepped weights.
+    """
+    modes = ("reentrant", "reentrant_find_unused", "non_reentrant", "static_graph")
+    if mode not in modes:
+        raise ValueError(f"mode must be one of {modes}, got {mode!r}")
+    x, y = make_data(8, seed=4)
+    sizes = [8 // world] * world
+    xs, ys = x[_shard(rank, sizes)], y[_shard(rank, sizes)]
+    model = DDP(
+        SharedBlockNet(),
+        find_unused_parameters=mode == "reentrant_find_unused",
+        static_graph=mode == "static_graph",
+    )
+    opt = torch.optim.SGD(model.parameters(), lr=lr)
+    checkpoint = "non_reentrant" if mode == "non_reentrant" else "reentrant"
+    try:
+        F.mse_loss(model(xs, checkpoint), ys).backward()
+    except RuntimeError as exc:
+        return {"message": str(exc)}
+    grads = [p.grad.flatten().tolist() for p in model.parameters()]
+    opt.step()
+    return {"message": None, "grads": grads, "params": _params(model.module)}
 
 
 # --- scenarios (run inside each worker after the process group is up) ---------------------------
@@ -491,6 +560,7 @@ SCENARIOS: dict[str, Callable[..., dict[str, Any]]] = {
     "layerdrop": _layerdrop,
     "save_load": _save_load,
     "group_facts": _group_facts,
+    "shared_block": _shared_block,
 }
 
 

@@ -89,3 +89,19 @@ def test_group_facts_and_find_unused_with_momentum():
         and init["after_step"] != other["after_step"]
     )
     assert init["same_seed_draw"] == other["same_seed_draw"] and init["draw"] != other["draw"]
+
+
+def test_shared_block_validation_and_non_reentrant_checkpoint_matches_plain():
+    import torch
+    import torch.nn.functional as F
+
+    with pytest.raises(ValueError, match="mode must be one of"):
+        ddp._shared_block(0, 2, mode="sometimes")
+    x, y = ddp.make_data(8, seed=4)
+    with pytest.raises(ValueError, match="checkpoint must be"):
+        ddp.SharedBlockNet()(x, checkpoint="always")
+    model = ddp.SharedBlockNet()
+    F.mse_loss(model(x, checkpoint="non_reentrant"), y).backward()
+    grads = [p.grad.flatten().tolist() for p in model.parameters()]
+    ref = ddp.shared_block_reference()["grads"]
+    assert all(torch.allclose(torch.tensor(a), torch.tensor(b), atol=1e-14) for a, b in zip(grads, ref))
