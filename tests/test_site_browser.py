@@ -170,10 +170,16 @@ def test_math_renders_offline(base_url, browser):
         ("PYTHONHASHSEED", "00_environment"),
         ("随机种子", "glossary"),
         ("连续", "01_tensors"),
+        # a paste with numbers, a possessive or words Sphinx's zh indexer used to stem apart still finds pages
+        ("weights_only", "15_saving_deployment"),
+        ("eps", "06_normalization"),  # stemmed to "ep" on both sides now
+        ("input tensor's size and stride", "01_tensors"),
+        ("Expected input batch_size (64) to match target batch_size (32)", "08_losses"),
+        ("DataLoader worker (pid 4242) is killed by signal: Bus error", "16_error_gallery"),
     ],
 )
-def test_search_finds_english_and_chinese(base_url, browser, term, expected):
-    v = Visit(browser, f"{base_url}search.html?q={term}")
+def test_page_search_finds_english_chinese_and_pastes(base_url, browser, term, expected):
+    v = Visit(browser, f"{base_url}search.html?q={quote(term)}")
     try:
         v.page.wait_for_selector("#search-results ul.search li", timeout=15000)
         hrefs = v.page.eval_on_selector_all("#search-results ul.search li a", "as => as.map(a => a.href)")
@@ -372,26 +378,6 @@ def test_search_box_lists_the_error_first_and_opens_its_cell(base_url, browser, 
         box = v.page.locator(f"[id='{anchor}']").bounding_box()
         assert box is not None and 0 <= box["y"] < v.page.viewport_size["height"], "cell not in view"
         v.check_clean(f"search {paste[:40]}")
-    finally:
-        v.close()
-
-
-@pytest.mark.parametrize(
-    "query, expected",
-    [
-        ("weights_only", "15_saving_deployment"),
-        ("eps", "06_normalization"),  # stemmed to "ep" on both sides now
-        ("input tensor's size and stride", "01_tensors"),
-        ("Expected input batch_size (64) to match target batch_size (32)", "08_losses"),
-        ("DataLoader worker (pid 4242) is killed by signal: Bus error", "16_error_gallery"),
-    ],
-)
-def test_page_search_survives_numbers_possessives_and_stems(base_url, browser, query, expected):
-    v = Visit(browser, f"{base_url}search.html?q={quote(query)}")
-    try:
-        v.page.wait_for_selector("#search-results ul.search li", timeout=15000)
-        hrefs = v.page.eval_on_selector_all("#search-results ul.search li a", "as => as.map(a => a.href)")
-        assert any(expected in h for h in hrefs), f"{query!r}: {hrefs}"
     finally:
         v.close()
 

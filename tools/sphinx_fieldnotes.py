@@ -183,6 +183,25 @@ def heading_before(cells: list, index: int) -> str:
     return ""
 
 
+def _parse(source: str) -> ast.Module | None:
+    """A cell's source as a tree, or None when it is not Python (a magic, a shell line)."""
+    try:
+        return ast.parse(source)
+    except SyntaxError:
+        return None
+
+
+def _calls(tree: ast.AST, names: set[str], min_args: int = 1) -> list[ast.Call]:
+    """Every call of a plain name in ``names`` with at least ``min_args`` positional arguments."""
+    return [
+        node
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Call)
+        and getattr(node.func, "id", None) in names
+        and len(node.args) >= min_args
+    ]
+
+
 def _assigned_values(tree: ast.AST) -> dict[str, list[ast.expr]]:
     """Name -> every expression assigned to it in a cell (tuple unpacking included), in source order."""
     values: dict[str, list[ast.expr]] = {}
@@ -209,29 +228,23 @@ def _resolve(node: ast.expr, values: dict[str, list[ast.expr]]) -> list[ast.expr
 def claim_raises_calls(source: str) -> list[tuple[str, str, str]]:
     """(claim id, exception name, asserted message part) for each claim_raises(...) in a cell; where the
     exception or message is a name assigned per version branch, the alternatives joined by " / "."""
-    try:
-        tree = ast.parse(source)
-    except SyntaxError:
+    tree = _parse(source)
+    if tree is None:
         return []
     values = _assigned_values(tree)
     found = []
-    for node in ast.walk(tree):
-        if (
-            isinstance(node, ast.Call)
-            and getattr(node.func, "id", None) == "claim_raises"
-            and len(node.args) >= 4
-        ):
-            cid = node.args[0].value if isinstance(node.args[0], ast.Constant) else "?"
-            exc = " / ".join(dict.fromkeys(ast.unparse(v) for v in _resolve(node.args[3], values)))
-            match_node = node.args[4] if len(node.args) >= 5 else None
-            for kw in node.keywords:
-                if kw.arg == "match":
-                    match_node = kw.value
-            match = ""
-            if match_node is not None:
-                texts = [v.value for v in _resolve(match_node, values) if isinstance(v, ast.Constant)]
-                match = " / ".join(dict.fromkeys(t for t in texts if isinstance(t, str)))
-            found.append((cid, exc, match))
+    for node in _calls(tree, {"claim_raises"}, min_args=4):
+        cid = node.args[0].value if isinstance(node.args[0], ast.Constant) else "?"
+        exc = " / ".join(dict.fromkeys(ast.unparse(v) for v in _resolve(node.args[3], values)))
+        match_node = node.args[4] if len(node.args) >= 5 else None
+        for kw in node.keywords:
+            if kw.arg == "match":
+                match_node = kw.value
+        match = ""
+        if match_node is not None:
+            texts = [v.value for v in _resolve(match_node, values) if isinstance(v, ast.Constant)]
+            match = " / ".join(dict.fromkeys(t for t in texts if isinstance(t, str)))
+        found.append((cid, exc, match))
     return found
 
 
@@ -243,17 +256,13 @@ def checked_messages(source: str) -> list[tuple[str, str, str]]:
     ``raises(fn, Exc, "part")`` helper inside a condition, and ``"a message of four words or more" in text``
     (the type is then unknown: ""). The claim is the claim call that contains the check, else the next one
     in the cell, else the cell's last."""
-    try:
-        tree = ast.parse(source)
-    except SyntaxError:
+    tree = _parse(source)
+    if tree is None:
         return []
     claims = sorted(
         (node.lineno, node.end_lineno or node.lineno, node.args[0].value)
-        for node in ast.walk(tree)
-        if isinstance(node, ast.Call)
-        and getattr(node.func, "id", None) in CLAIM_FUNCS
-        and node.args
-        and isinstance(node.args[0], ast.Constant)
+        for node in _calls(tree, CLAIM_FUNCS)
+        if isinstance(node.args[0], ast.Constant)
     )
     if not claims:
         return []
@@ -263,17 +272,13 @@ def checked_messages(source: str) -> list[tuple[str, str, str]]:
         after = [c for c in claims if c[0] > line]
         return str((inside or after or claims[-1:])[0][2])
 
-    found = []
+    found = [
+        (node.lineno, owner(node.lineno), ast.unparse(node.args[1]), node.args[2].value)
+        for node in _calls(tree, {"raises"}, min_args=3)
+        if isinstance(node.args[2], ast.Constant) and isinstance(node.args[2].value, str)
+    ]
     for node in ast.walk(tree):
         if (
-            isinstance(node, ast.Call)
-            and getattr(node.func, "id", None) == "raises"
-            and len(node.args) >= 3
-            and isinstance(node.args[2], ast.Constant)
-            and isinstance(node.args[2].value, str)
-        ):
-            found.append((node.lineno, owner(node.lineno), ast.unparse(node.args[1]), node.args[2].value))
-        elif (
             isinstance(node, ast.Compare)
             and len(node.ops) == 1
             and isinstance(node.ops[0], ast.In)
@@ -288,21 +293,16 @@ def checked_messages(source: str) -> list[tuple[str, str, str]]:
 def _since_versions(node: ast.AST) -> list[str]:
     return [
         n.args[0].value
-        for n in ast.walk(node)
-        if isinstance(n, ast.Call)
-        and getattr(n.func, "id", None) == "since"
-        and n.args
-        and isinstance(n.args[0], ast.Constant)
-        and isinstance(n.args[0].value, str)
+        for n in _calls(node, {"since"})
+        if isinstance(n.args[0], ast.Constant) and isinstance(n.args[0].value, str)
     ]
 
 
 def version_branches(source: str) -> dict[str, list[str]]:
     """Claim id -> versions of the since("X.Y") calls (helpers.versions) its check depends on: in the claim
     call's own arguments, or in a variable they use that was assigned from a since() branch."""
-    try:
-        tree = ast.parse(source)
-    except SyntaxError:
+    tree = _parse(source)
+    if tree is None:
         return {}
     tainted: dict[str, list[str]] = {}
     # assignments under `if since(...)` / `elif since(...)` branch on those versions too
@@ -324,24 +324,16 @@ def version_branches(source: str) -> dict[str, list[str]]:
                     if isinstance(name, ast.Name) and versions:
                         tainted[name.id] = sorted(set(tainted.get(name.id, []) + versions))
     out: dict[str, list[str]] = {}
-    for node in ast.walk(tree):
-        if (
-            isinstance(node, ast.Call)
-            and getattr(node.func, "id", None) in CLAIM_FUNCS
-            and node.args
-            and isinstance(node.args[0], ast.Constant)
-        ):
-            args = [*node.args, *(kw.value for kw in node.keywords)]
-            versions = [v for arg in args for v in _since_versions(arg)]
-            versions += [
-                v
-                for arg in args
-                for n in ast.walk(arg)
-                if isinstance(n, ast.Name)
-                for v in tainted.get(n.id, [])
-            ]
-            if versions:
-                out[str(node.args[0].value)] = sorted(set(versions))
+    for node in _calls(tree, CLAIM_FUNCS):
+        if not isinstance(node.args[0], ast.Constant):
+            continue
+        args = [*node.args, *(kw.value for kw in node.keywords)]
+        versions = [v for arg in args for v in _since_versions(arg)]
+        versions += [
+            v for arg in args for n in ast.walk(arg) if isinstance(n, ast.Name) for v in tainted.get(n.id, [])
+        ]
+        if versions:
+            out[str(node.args[0].value)] = sorted(set(versions))
     return out
 
 

@@ -96,8 +96,9 @@
       });
     return shown;
   };
-  // A paste looks like an error message when it is long or names an exception; a few plain words (a
-  // page search such as "torch.compile") get error hits only when one matches strongly.
+  // A paste looks like an error message when it is long (8+ words), names an exception class or has a
+  // "name: " prefix; a few plain words (a page search such as "torch.compile") get error hits only when
+  // they contain an entry's asserted message.
   const looksLikeError = (paste) =>
     words(paste).length >= 8 || /[A-Za-z](Error|Exception|Warning)\b|\w:\s/.test(paste);
   // The words to highlight on the page a hit opens: the entry's own message words found in the paste
@@ -126,15 +127,14 @@
     box.id = "fieldnotes-error-hits";
     const h = document.createElement("h2");
     h.textContent = sure ? "Reproduced errors" : "Possibly related reproduced errors";
+    box.appendChild(h);
     if (!sure) {
       const p = document.createElement("p");
       p.textContent =
         "None of the reproduced errors matches this message closely: these share some of its words. " +
         "The page results below may help, or the full list on the error index.";
-      box.appendChild(h);
-      h.after(p);
+      box.appendChild(p);
     }
-    if (sure) box.appendChild(h);
     const list = document.createElement("ol");
     list.className = "fn-error-hits";
     hits.forEach((e) => {
