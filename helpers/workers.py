@@ -1,0 +1,78 @@
+"""A Dataset that makes DataLoader workers' cost per item measurable (notebook 11).
+
+:class:`CostlyDataset`: each item costs a chosen time, spent sleeping (an I/O-like wait,
+which two workers overlap even on a busy machine) or spinning on the CPU (which needs a
+free core per worker).
+
+It lives here, not in the notebook, because DataLoader workers started with ``spawn``
+or ``forkserver`` (forkserver is Linux's default from Python 3.14) must import the
+Dataset's class by module path. Notebook 11's copy-on-read experiment (C19) defines its
+Dataset in the notebook: its workers are forked, so they inherit the class.
+"""
+
+from __future__ import annotations
+
+import math
+import operator
+import time
+from typing import Any
+
+from torch.utils.data import Dataset
+
+__all__ = ["COST_MODES", "CostlyDataset"]
+
+#: How :class:`CostlyDataset` spends an item's cost.
+COST_MODES = ("sleep", "spin")
+
+
+def _check_positive_int(n: Any, what: str) -> int:
+    if isinstance(n, bool) or not isinstance(n, int) or n < 1:
+        raise ValueError(f"{what} must be a positive int, got {n!r}")
+    return n
+
+
+def _check_index(i: Any, n: int) -> int:
+    if isinstance(i, bool):
+        raise TypeError("index must be an integer, got a bool")
+    i = operator.index(i)  # int, NumPy or 0-dim tensor integers; TypeError for anything else
+    if not 0 <= i < n:
+        raise IndexError(f"index {i} out of range for a dataset of length {n}")
+    return i
+
+
+class CostlyDataset(Dataset):
+    """``n`` items; item ``i`` is ``i``, returned after spending ``cost_s`` seconds.
+
+    ``mode="sleep"`` waits in ``time.sleep`` (the process uses no CPU meanwhile, like a
+    read from disk or network); ``mode="spin"`` busy-loops on the CPU until ``cost_s`` has
+    passed (like decoding or augmentation). ``time.sleep`` may overshoot by tens of
+    microseconds, so an item costs *at least* ``cost_s``.
+    """
+
+    def __init__(self, n: int, cost_s: float, mode: str = "sleep") -> None:
+        self.n = _check_positive_int(n, "dataset length")
+        if (
+            isinstance(cost_s, bool)
+            or not isinstance(cost_s, (int, float))
+            or not math.isfinite(cost_s)
+            or cost_s < 0
+        ):
+            raise ValueError(f"cost_s must be a finite number of seconds >= 0, got {cost_s!r}")
+        if mode not in COST_MODES:
+            raise ValueError(f"mode must be one of {COST_MODES}, got {mode!r}")
+        self.cost_s = float(cost_s)
+        self.mode = mode
+
+    def __len__(self) -> int:
+        return self.n
+
+    def __getitem__(self, i: int) -> int:
+        i = _check_index(i, self.n)
+        if self.cost_s > 0:
+            if self.mode == "sleep":
+                time.sleep(self.cost_s)
+            else:
+                end = time.perf_counter() + self.cost_s
+                while time.perf_counter() < end:
+                    pass
+        return i
