@@ -25,11 +25,16 @@ help:
 	@echo "make matrix   run every notebook under other torch versions (TORCH=\"2.11.0 2.15.0\"), write records"
 	@echo "make clean    remove _build (keeps .venv)"
 
-$(STAMP): requirements.txt
+# pyproject.toml too: the project itself is installed (its console script and flake8 plugin).
+$(STAMP): requirements.txt pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	@echo "== installing pinned dependencies into $(VENV) (first time: a few minutes)"
 	@# (the grep drops one machine-specific pip-config warning per package; pipefail keeps pip's exit status)
 	$(BIN)/python -m pip install -q --disable-pip-version-check -r requirements.txt 2>&1 \
+	  | { grep -v "^WARNING: Location 'file:" || true; }
+	@# The project itself, editable: the `fieldnotes` console script and its flake8 plugin (--no-deps: the
+	@# lock above installed them; --no-build-isolation: the locked setuptools builds it, offline too).
+	$(BIN)/python -m pip install -q --disable-pip-version-check --no-deps --no-build-isolation -e . 2>&1 \
 	  | { grep -v "^WARNING: Location 'file:" || true; }
 	@# Make `import helpers` work in every kernel of this venv, from any directory.
 	@echo "$(CURDIR)" > "$$($(BIN)/python -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')/fieldnotes.pth"

@@ -1,0 +1,1601 @@
+"""The rules of ``fieldnotes check``: one class per pitfall, each citing the claim that proves it.
+
+:data:`RULES` is the machine-readable registry (code, title, message, fix, claim, site URL, TorchFix
+overlap, autofix, the file that shows the wrong way), in code order; the site renders it as a page and
+``fieldnotes rules --json`` prints it.
+
+Precision comes before recall: a rule fires on a pattern that is wrong wherever it appears
+(``BCELoss()(torch.sigmoid(z), t)``), not on one that is merely suspicious. Where a name decides it (an
+optimizer passed in as a parameter) the rule's docstring says so.
+"""
+
+from __future__ import annotations
+
+import ast
+import difflib
+import re
+from typing import TYPE_CHECKING, Any
+
+from fieldnotes.check.base import (
+    REGISTRY,
+    Rule,
+    RuleInfo,
+    Source,
+    dotted,
+    get_arg,
+    has_star_args,
+    int_value,
+    is_const,
+    is_constant_number,
+    is_self_attr,
+    last_name,
+    method_call,
+    positional,
+    rule,
+)
+
+if TYPE_CHECKING:
+    import libcst as cst
+
+FUNC = "torch.nn.functional"
+FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
+
+
+def nn_classes(*names: str) -> frozenset[str]:
+    """``torch.nn.X`` under both spellings torch exports it (``torch.nn.X``, ``torch.nn.modules.<m>.X``)."""
+    out = set()
+    for n in names:
+        module = "loss" if n.endswith("Loss") else "activation"
+        out |= {f"torch.nn.{n}", f"torch.nn.modules.{module}.{n}"}
+    return frozenset(out)
+
+
+def keyword_arg(source: str) -> cst.Arg:
+    """A LibCST keyword argument parsed from ``name=value`` (spaced as code is written)."""
+    import libcst as cst
+
+    call = cst.parse_expression(f"f({source})")
+    assert isinstance(call, cst.Call)
+    return call.args[0]
+
+
+def comments(node: cst.CSTNode) -> int:
+    """How many comments ``node`` holds."""
+    import libcst.matchers as m
+
+    return len(m.findall(node, m.Comment()))
+
+
+def unwrapped(call: cst.Call, inner: cst.BaseExpression) -> cst.BaseExpression | None:
+    """``inner`` (the rewritten argument or receiver of ``call``) in place of ``call``, which only wraps it
+    (``f(x)``, ``x.f()``), keeping the comments written in ``call``'s parentheses: then ``inner`` is put in
+    parentheses that hold them (``torch.sigmoid(  # why`` + ``z)`` -> ``(  # why`` + ``z)``). None if a
+    comment would still be lost."""
+    import libcst as cst
+
+    if comments(inner) == comments(call):
+        return inner
+    before = call.whitespace_before_args
+    after: cst.BaseParenthesizableWhitespace = cst.SimpleWhitespace("")
+    if len(call.args) == 1:  # (a trailing comma's whitespace, if there is one, holds the comment)
+        arg = call.args[0]
+        after = arg.comma.whitespace_after if isinstance(arg.comma, cst.Comma) else arg.whitespace_after_arg
+    wrapped = inner.with_changes(
+        lpar=[cst.LeftParen(whitespace_after=before), *inner.lpar],
+        rpar=[*inner.rpar, cst.RightParen(whitespace_before=after)],
+    )
+    return wrapped if comments(wrapped) == comments(call) else None
+
+
+def renamed_method(call: cst.CSTNode, new: str) -> cst.CSTNode | None:
+    """``x.old(...)`` -> ``x.new(...)`` (also ``torch.old(...)``); None if ``call`` is not of that form."""
+    import libcst as cst
+
+    if isinstance(call, cst.Call) and isinstance(call.func, cst.Attribute):
+        return call.with_changes(func=call.func.with_changes(attr=cst.Name(new)))
+    return None
+
+
+class TensorRule(Rule):
+    """Helpers for rules about activations and losses."""
+
+    SIGMOID = frozenset({"torch.sigmoid", "torch.special.expit", f"{FUNC}.sigmoid"})
+    SOFTMAX = frozenset({"torch.softmax", "torch.special.softmax", f"{FUNC}.softmax"})
+
+    def activation(self, node: ast.AST | None, functions: frozenset[str], method: str, module: str) -> bool:
+        """``node`` applies an activation: one of torch's ``functions``, the tensor ``method`` (on a receiver
+        that resolves to no import, e.g. not ``scipy.special``), or an ``nn.<module>()(x)``."""
+        if not isinstance(node, ast.Call):
+            return False
+        names = self.src.callee(node)
+        if names:
+            return not names.isdisjoint(functions)
+        if method_call(node, method):
+            return True
+        return self.src.calls(node.func, nn_classes(module))
+
+    def is_sigmoid(self, node: ast.AST | None) -> bool:
+        """``torch.sigmoid(z)``, ``F.sigmoid(z)``, ``torch.special.expit(z)``, ``z.sigmoid()``,
+        ``nn.Sigmoid()(z)``."""
+        return self.activation(node, self.SIGMOID, "sigmoid", "Sigmoid") and not (
+            method_call(node, "sigmoid") and node.args and not self.src.callee(node)
+        )
+
+    def plain_sigmoid(self, node: ast.AST) -> bool:
+        """A sigmoid call that takes nothing but its input (what a rewrite may drop)."""
+        if self.src.calls(node, self.SIGMOID):
+            return len(node.args) == 1 and not node.keywords and not isinstance(node.args[0], ast.Starred)
+        return method_call(node, "sigmoid") and not node.args and not node.keywords
+
+    def is_softmax(self, node: ast.AST | None) -> bool:
+        """``torch.softmax``/``F.softmax``/``torch.special.softmax`` calls, ``x.softmax(d)``,
+        ``nn.Softmax(d)(x)``."""
+        return self.activation(node, self.SOFTMAX, "softmax", "Softmax")
+
+    def loss_call(self, node: ast.Call, functions: frozenset[str], classes: frozenset[str]) -> bool:
+        """``node`` calls one of the loss ``functions``, or a loss object built from ``classes``
+        (``nn.BCELoss()(...)``, ``criterion(...)`` after ``criterion = nn.BCELoss()``)."""
+        return self.src.calls(node, functions) or self.src.built_by(node.func, classes)
+
+    @staticmethod
+    def loss_input(node: ast.Call) -> ast.expr | None:
+        return get_arg(node, "input", 0)
+
+
+# ============================================================================ 00 · environment
+DATASETS = frozenset(
+    f"torch.utils.data.{m}{c}" for m in ("", "dataset.") for c in ("Dataset", "IterableDataset")
+)
+RNGS = frozenset(
+    {
+        "numpy.random.default_rng",
+        "numpy.random.RandomState",
+        "numpy.random.Generator",
+        "random.Random",
+        "torch.Generator",
+    }
+)
+
+
+@rule(
+    code="FNC001",
+    name="dataset-owned-rng",
+    title="Dataset draws from an RNG object it owns, not re-seeded per worker",
+    message="every DataLoader worker gets a copy of this generator and draws the same numbers (every "
+    "epoch too unless workers persist)",
+    fix="re-create the generator from torch.utils.data.get_worker_info().seed in a worker_init_fn",
+    claim="00-C15",
+    demo="helpers/data.py",
+)
+class DatasetOwnedRng(Rule):
+    """A ``Dataset`` whose ``__init__`` stores ``np.random.default_rng(...)`` (or ``RandomState``,
+    ``random.Random``, ``torch.Generator``) and whose ``__getitem__``/``__iter__`` draws from it, with no
+    ``get_worker_info`` in the class and no ``worker_init_fn=`` anywhere in the file."""
+
+    def __init__(self, src: Source) -> None:
+        super().__init__(src)
+        self.candidates: list[ast.AST] = []
+        self.worker_init = False
+
+    def visit_keyword(self, node: ast.keyword) -> None:
+        if node.arg == "worker_init_fn":
+            self.worker_init = True
+
+    def visit_ClassDef(self, node: ast.ClassDef) -> None:
+        if not any(self.src.qnames(b) & DATASETS for b in node.bases):
+            return
+        if any(last_name(n) == "get_worker_info" for n in ast.walk(node)):
+            return
+        methods = {s.name: s for s in node.body if isinstance(s, FUNCTIONS)}
+        if "__init__" not in methods:
+            return
+        owned: dict[str, ast.Assign] = {}
+        for n in ast.walk(methods["__init__"]):
+            if isinstance(n, ast.Assign) and self.src.calls(n.value, RNGS):
+                owned.update({t.attr: n for t in n.targets if is_self_attr(t)})
+        drawing = [methods[m] for m in ("__getitem__", "__getitems__", "__iter__") if m in methods]
+        used = {n.attr for fn in drawing for n in ast.walk(fn) if is_self_attr(n)}
+        self.candidates += [assign for attr, assign in owned.items() if attr in used]
+
+    def finish(self) -> None:
+        if not self.worker_init:
+            for node in self.candidates:
+                self.report(node)
+
+
+SEEDERS = frozenset(
+    {
+        "numpy.random.seed",
+        "random.seed",
+        "torch.manual_seed",
+        "torch.random.manual_seed",
+        "torch.cuda.manual_seed",
+        "torch.cuda.manual_seed_all",
+    }
+)
+
+
+@rule(
+    code="FNC002",
+    name="constant-worker-seed",
+    title="worker_init_fn seeds every worker with the same constant",
+    message="every DataLoader worker then draws the same random numbers, which brings the duplicated "
+    "augmentation back",
+    fix="derive the seed from the worker: torch.utils.data.get_worker_info().seed (or "
+    "torch.initial_seed()) % 2**32",
+    claim="00-C16",
+    demo="helpers/data.py",
+)
+class ConstantWorkerSeed(Rule):
+    """A seeding call with a constant (``np.random.seed(42)``) inside a worker init function: a function
+    passed as ``worker_init_fn=`` in this file, one whose name contains ``worker_init``, one whose only
+    parameter is ``worker_id`` (the call DataLoader makes), or a lambda passed as ``worker_init_fn=``."""
+
+    def __init__(self, src: Source) -> None:
+        super().__init__(src)
+        self.passed: set[str] = set()
+        self.seeds: list[tuple[ast.Call, ast.AST | None]] = []
+
+    def visit_keyword(self, node: ast.keyword) -> None:
+        if node.arg == "worker_init_fn" and last_name(node.value):
+            self.passed.add(last_name(node.value) or "")
+
+    def visit_Call(self, node: ast.Call) -> None:
+        if self.src.calls(node, SEEDERS) and node.args and is_constant_number(node.args[0]):
+            self.seeds.append((node, self.src.enclosing(node, (*FUNCTIONS, ast.Lambda))))
+
+    def is_worker_init(self, fn: ast.AST | None) -> bool:
+        if isinstance(fn, ast.Lambda):
+            owner = self.src.parent(fn)
+            return isinstance(owner, ast.keyword) and owner.arg == "worker_init_fn"
+        if not isinstance(fn, FUNCTIONS):
+            return False
+        params = [a.arg for a in fn.args.args]
+        return fn.name in self.passed or "worker_init" in fn.name or params == ["worker_id"]
+
+    def finish(self) -> None:
+        for call, fn in self.seeds:
+            if self.is_worker_init(fn):
+                self.report(call)
+
+
+CUDNN_FLAGS = ("enabled", "benchmark", "benchmark_limit", "deterministic", "allow_tf32", "fp32_precision")
+
+
+@rule(
+    code="FNC003",
+    name="cudnn-flag-typo",
+    title="assignment to a torch.backends.cudnn flag that does not exist",
+    message="the misspelt flag (e.g. cudnn.enable) is silently created as a new attribute and changes "
+    "nothing",
+    fix="spell the flag: enabled, benchmark, deterministic, allow_tf32, benchmark_limit, fp32_precision",
+    claim="00-C12",
+    torchfix="TOR002 catches the same kind of typo for tensor.require_grad; this rule, cuDNN's flags",
+    autofix="unsafe",
+    unsafe_because="the misspelt assignment changed nothing; the rewrite sets the real flag, so cuDNN "
+    "then behaves differently (other algorithms, determinism, TF32, or off), and the closest spelling may "
+    "not be the flag that was meant",
+    demo="notebooks/00_environment.ipynb",
+)
+class CudnnFlagTypo(Rule):
+    """``torch.backends.cudnn.<name> = ...`` (also through ``cudnn = torch.backends.cudnn``) for a name
+    that is none of cuDNN's flags. ``--fix --unsafe-fixes`` renames it to the one flag it is a close
+    misspelling of (unsafe: the program then runs with that flag set, which it never did)."""
+
+    def visit_Assign(self, node: ast.Assign) -> None:
+        for target in node.targets:
+            if not isinstance(target, ast.Attribute) or target.attr in CUDNN_FLAGS:
+                continue
+            if "torch.backends.cudnn" not in self.src.qnames(target.value):
+                continue
+            close = difflib.get_close_matches(target.attr, CUDNN_FLAGS, n=2, cutoff=0.8)
+            self.report(target, fixable=len(close) == 1, data=close[0] if len(close) == 1 else None)
+
+    @staticmethod
+    def fix(node: cst.CSTNode, data: Any) -> cst.CSTNode | None:
+        import libcst as cst
+
+        return node.with_changes(attr=cst.Name(data)) if isinstance(node, cst.Attribute) else None
+
+
+# ============================================================================ 01 · tensors
+@rule(
+    code="FNC004",
+    name="set-default-tensor-type",
+    title="torch.set_default_tensor_type is deprecated",
+    message="torch.set_default_tensor_type is deprecated since PyTorch 2.1 and warns",
+    fix="torch.set_default_dtype(torch.float64) (and torch.set_default_device for a device)",
+    claim="01-C3",
+    demo="notebooks/01_tensors.ipynb",
+)
+class SetDefaultTensorType(Rule):
+    """Any call of ``torch.set_default_tensor_type``."""
+
+    def visit_Call(self, node: ast.Call) -> None:
+        if self.src.calls(node, {"torch.set_default_tensor_type"}):
+            self.report(node)
+
+
+LEGACY_TENSORS = frozenset(
+    f"torch.{t}Tensor"
+    for t in ("", "Float", "Double", "Half", "BFloat16", "Long", "Int", "Short", "Char", "Byte", "Bool")
+)
+
+
+PARAMETERS = frozenset({"torch.nn.Parameter", "torch.nn.parameter.Parameter"})
+
+
+@rule(
+    code="FNC005",
+    name="legacy-tensor-constructor",
+    title="torch.Tensor(...) called with a size or an array",
+    message="torch.Tensor(3) is an uninitialised tensor of shape (3,), not the number 3, and "
+    "torch.Tensor(ndarray) copies and casts to float32",
+    fix="torch.tensor(data), torch.empty(shape) or torch.from_numpy(array)",
+    claim="01-C7",
+    demo="notebooks/01_tensors.ipynb",
+)
+class LegacyTensorConstructor(Rule):
+    """``torch.Tensor``/``torch.FloatTensor``/... called with sizes (an integer, or several arguments) or
+    with a NumPy array (a ``numpy`` call, or a name bound only to one). Other arguments (a list literal, a
+    storage, an unknown name) are left alone: there the call may mean what it says. So are sizes passed
+    straight to ``nn.Parameter`` (``nn.Parameter(torch.Tensor(out, in))``, then ``nn.init``): the shape
+    of a parameter that the layer initialises, as ``torch.empty`` would make it."""
+
+    def is_array(self, node: ast.AST) -> bool:
+        values = [node] if isinstance(node, ast.Call) else self.src.values(node) or []
+        return bool(values) and all(
+            any(n.startswith("numpy.") for n in self.src.callee(v)) or method_call(v, "numpy") for v in values
+        )
+
+    def visit_Call(self, node: ast.Call) -> None:
+        args = positional(node)
+        if not args or not self.src.calls(node, LEGACY_TENSORS):
+            return
+        if self.is_array(args[0]):
+            self.report(node)
+        elif (len(args) > 1 or is_constant_number(args[0])) and not self.src.calls(
+            self.src.parent(node), PARAMETERS
+        ):
+            self.report(node)
+
+
+TRANSPOSING_METHODS = ("transpose", "permute", "t", "swapaxes", "swapdims", "movedim", "moveaxis")
+TRANSPOSING = frozenset(f"torch.{m}" for m in TRANSPOSING_METHODS)
+#: Calls that return one integer (as a ``view`` argument: one dimension).
+INT_CALLS = ("size", "numel", "int", "len", "prod")
+
+
+def dims_lower_bound(indices: list[ast.expr]) -> int:
+    """The fewest dimensions a tensor indexed by these dimension arguments has (at least 2: a transpose
+    that moves anything has two)."""
+    out = 2
+    for node in indices:
+        for n in node.elts if isinstance(node, (ast.Tuple, ast.List)) else [node]:
+            i = int_value(n)
+            if i is not None:
+                out = max(out, i + 1 if i >= 0 else -i)
+    return out
+
+
+def view_dims(args: list[ast.expr]) -> int | None:
+    """How many dimensions ``view(*args)`` asks for; None when unknown (``*shape``, ``x.size()``, a name
+    that may be a dtype)."""
+    if any(isinstance(a, ast.Starred) for a in args):
+        return None
+    if len(args) != 1:
+        return len(args)
+    arg = args[0]
+    if isinstance(arg, (ast.Tuple, ast.List)):
+        return None if any(isinstance(e, ast.Starred) for e in arg.elts) else len(arg.elts)
+    if isinstance(arg, ast.Constant):
+        return 1 if type(arg.value) is int else None
+    if isinstance(arg, (ast.UnaryOp, ast.BinOp)):
+        return 1
+    if isinstance(arg, ast.Subscript) and last_name(arg.value) == "shape":
+        return None if isinstance(arg.slice, ast.Slice) else 1
+    if isinstance(arg, ast.Call) and last_name(arg.func) in INT_CALLS:
+        return None if last_name(arg.func) == "size" and not arg.args else 1
+    return None
+
+
+@rule(
+    code="FNC006",
+    name="view-after-transpose",
+    title="view() right after transpose/permute",
+    message="transpose/permute make the tensor non-contiguous, and view then raises 'view size is not "
+    "compatible with input tensor's size and stride' unless no dimensions are merged",
+    fix="reshape(...) (a view when possible, a copy when needed) or .contiguous().view(...)",
+    claim="01-C10",
+    autofix="safe",
+    demo="notebooks/01_tensors.ipynb",
+)
+class ViewAfterTranspose(Rule):
+    """``x.transpose(...).view(shape)``, ``x.permute(...).view``, ``x.t().view``, ``x.mT.view``, or
+    ``y.view`` where ``y`` is only ever bound to such a result, when the view has fewer dimensions than
+    the transposed tensor certainly has, so it merges dimensions: ``permute(0, 2, 1)`` has 3,
+    ``transpose(1, 2)`` at least 3, ``t()``/``mT`` at least 2. A view that may only split dimensions
+    (``x.transpose(1, 2).view(B, C, H, W)`` of a ``(B, H*W, C)`` tensor) works and is left alone, and so
+    is one whose length is unknown (``view(*shape)``, ``view(x.size())``, ``view(dtype)``). ``--fix``
+    writes ``reshape``: the same view where ``view`` worked, a copy where it raised."""
+
+    def rank(self, node: ast.AST, follow: bool = True) -> int | None:
+        """The fewest dimensions ``node`` has if it is a transposed tensor, else None."""
+        if isinstance(node, ast.Attribute) and node.attr in ("T", "mT", "mH", "H"):
+            return 2
+        if isinstance(node, ast.Call) and not has_star_args(node):
+            functional = self.src.calls(node, TRANSPOSING)
+            if functional or method_call(node, *TRANSPOSING_METHODS):
+                name = last_name(node.func)
+                args = node.args[1:] if functional else node.args
+                if name == "t":
+                    return 2 if not args else None  # (self.t(x) is a layer, not Tensor.t)
+                if name == "permute" and args:
+                    listed = len(args) == 1 and isinstance(args[0], (ast.Tuple, ast.List))
+                    dims = args[0].elts if listed else args
+                    return max(len(dims), dims_lower_bound(dims))
+                return dims_lower_bound(args) if args else None
+        if follow and isinstance(node, ast.Name):
+            values = self.src.values(node)
+            ranks = [self.rank(v, follow=False) for v in values or []]
+            if ranks and None not in ranks:
+                return min(ranks)
+        return None
+
+    def visit_Call(self, node: ast.Call) -> None:
+        if not method_call(node, "view") or not node.args or node.keywords:
+            return
+        rank = self.rank(node.func.value)
+        dims = view_dims(node.args)
+        if rank is not None and dims is not None and dims < rank:
+            self.report(node, fixable=True)
+
+    @staticmethod
+    def fix(node: cst.CSTNode, data: Any) -> cst.CSTNode | None:
+
+        return renamed_method(node, "reshape")
+
+
+# ============================================================================ 02 · autograd
+@rule(
+    code="FNC007",
+    name="variable",
+    title="torch.autograd.Variable / volatile",
+    message="Variable is a deprecated no-op that returns a plain Tensor, and volatile=True only warns and "
+    "has no effect",
+    fix="use tensors directly: requires_grad=True / .requires_grad_(), and torch.no_grad() for inference",
+    claim="02-C8",
+    demo="notebooks/02_autograd.ipynb",
+)
+class VariableVolatile(Rule):
+    """Any call of ``torch.autograd.Variable`` (with or without ``volatile=``)."""
+
+    def visit_Call(self, node: ast.Call) -> None:
+        if self.src.calls(node, {"torch.autograd.Variable", "torch.autograd.variable.Variable"}):
+            self.report(node)
+
+
+RANDOM_INIT_METHODS = (
+    "normal_",
+    "uniform_",
+    "bernoulli_",
+    "cauchy_",
+    "exponential_",
+    "geometric_",
+    "log_normal_",
+    "random_",
+)
+NO_GRAD = frozenset({"torch.no_grad", "torch.inference_mode", "torch.autograd.grad_mode.no_grad"})
+#: In-place methods that are no update of the values autograd saw: random initialisation, flags.
+NOT_UPDATES = (*RANDOM_INIT_METHODS, "requires_grad_", "share_memory_")
+
+
+@rule(
+    code="FNC008",
+    name="data-inplace-update",
+    title=".data used to update a tensor in place",
+    message="an in-place change through .data is hidden from autograd, so a backward that saved the "
+    "tensor computes a silently wrong gradient",
+    fix="update under torch.no_grad() on the tensor itself (p -= lr * p.grad), or use .detach(), which "
+    "makes autograd raise instead",
+    claim="02-C15",
+    demo="notebooks/02_autograd.ipynb",
+)
+class DataInplaceUpdate(Rule):
+    """``x.data.<op>_(...)``, ``x.data -= ...`` and ``p.data = ... p.grad ...`` outside initialisation
+    code (``__init__``, ``*init*``/``reset*`` functions); never for random-initialisation methods
+    (``w.data.normal_()``), which touch no graph, nor on a gradient (``p.grad.data.zero_()``). Also left
+    alone, as initialisation and weight surgery that no pending graph saw: code under ``torch.no_grad()``
+    or ``inference_mode()`` (a ``with`` block or a decorated function, e.g. fusing BatchNorm into a
+    convolution), and a module's tensor set right after the module is built
+    (``m = nn.Linear(2, 2)`` then ``m.weight.data.copy_(w)``, with no loop between them)."""
+
+    def in_init(self, node: ast.AST) -> bool:
+        fn = self.src.enclosing(node, FUNCTIONS)
+        return fn is not None and ("init" in fn.name or fn.name.startswith("reset"))
+
+    def under_no_grad(self, node: ast.AST) -> bool:
+        for a in self.src.ancestors(node):
+            if isinstance(a, (ast.With, ast.AsyncWith)) and any(
+                self.src.calls(i.context_expr, NO_GRAD) for i in a.items
+            ):
+                return True
+            if isinstance(a, FUNCTIONS) and any(
+                self.src.qnames(d.func if isinstance(d, ast.Call) else d) & NO_GRAD for d in a.decorator_list
+            ):
+                return True
+        return False
+
+    def freshly_built(self, node: ast.AST, data: ast.Attribute) -> bool:
+        """``data`` is ``<root>.<attr>...data`` and the last statement before ``node`` that binds ``root``
+        (in the same block or one enclosing it, not across a loop or a function) builds it:
+        ``root = SomeClass(...)``."""
+        owner = data.value
+        if not isinstance(owner, ast.Attribute):
+            return False
+        while isinstance(owner, ast.Attribute):
+            owner = owner.value
+        if not isinstance(owner, ast.Name):
+            return False
+        stmt = node if isinstance(node, ast.stmt) else self.src.enclosing(node, ast.stmt)
+        while stmt is not None:
+            block = self.src.parent(stmt)
+            body = next(
+                (v for _, v in ast.iter_fields(block) if isinstance(v, list) and stmt in v),
+                [],
+            )
+            for before in reversed(body[: body.index(stmt)] if stmt in body else []):
+                if isinstance(before, ast.Assign) and any(
+                    isinstance(t, ast.Name) and t.id == owner.id for t in before.targets
+                ):
+                    name = last_name(before.value.func) if isinstance(before.value, ast.Call) else None
+                    return bool(name) and name[:1].isupper()
+            if isinstance(block, (ast.For, ast.AsyncFor, ast.While, *FUNCTIONS, ast.ClassDef, ast.Module)):
+                return False
+            stmt = block if isinstance(block, ast.stmt) else self.src.enclosing(block, ast.stmt)
+        return False
+
+    def exempt(self, node: ast.AST, data: ast.Attribute) -> bool:
+        return self.in_init(node) or self.under_no_grad(node) or self.freshly_built(node, data)
+
+    @staticmethod
+    def is_data(node: ast.AST) -> bool:
+        """``x.data``, not ``p.grad.data`` (a gradient is no tensor autograd saved)."""
+        return isinstance(node, ast.Attribute) and node.attr == "data" and last_name(node.value) != "grad"
+
+    def visit_Call(self, node: ast.Call) -> None:
+        if isinstance(node.func, ast.Attribute) and self.is_data(node.func.value):
+            method = node.func.attr
+            if method.endswith("_") and not method.startswith("_") and method not in NOT_UPDATES:
+                if not self.exempt(node, node.func.value):
+                    self.report(node)
+
+    def visit_AugAssign(self, node: ast.AugAssign) -> None:
+        if self.is_data(node.target) and not self.exempt(node, node.target):
+            self.report(node)
+
+    def visit_Assign(self, node: ast.Assign) -> None:
+        data = next((t for t in node.targets if self.is_data(t)), None)
+        if data is not None and not self.exempt(node, data):
+            if any(isinstance(n, ast.Attribute) and n.attr == "grad" for n in ast.walk(node.value)):
+                self.report(node)
+
+
+CONVERSIONS = ("cuda", "to", "double", "float", "half", "bfloat16", "type")
+
+
+@rule(
+    code="FNC009",
+    name="non-leaf-after-requires-grad",
+    title="tensor converted after requires_grad=True",
+    message="the conversion (.double(), .cuda(), .to(...)) returns a non-leaf copy: its .grad stays None "
+    "and an optimizer refuses it ('can't optimize a non-leaf Tensor')",
+    fix="create it with dtype=/device= and requires_grad=True in one call, or convert first and call "
+    ".requires_grad_() last",
+    claim="02-C17",
+    demo="notebooks/02_autograd.ipynb",
+)
+class NonLeafAfterRequiresGrad(Rule):
+    """``torch.<factory>(..., requires_grad=True).<conversion>(...)``."""
+
+    def visit_Call(self, node: ast.Call) -> None:
+        if not method_call(node, *CONVERSIONS):
+            return
+        made = node.func.value
+        if isinstance(made, ast.Call) and is_const(get_arg(made, "requires_grad"), True):
+            if any(n.startswith("torch.") for n in self.src.callee(made)):
+                self.report(node)
+
+
+# ============================================================================ 04 · modules and hooks
+@rule(
+    code="FNC010",
+    name="register-backward-hook",
+    title="Module.register_backward_hook is deprecated",
+    message="register_backward_hook is deprecated and can report the wrong tensors as grad_input (those "
+    "of the module's last operation)",
+    fix="module.register_full_backward_hook(hook)",
+    claim="04-C3",
+    demo="notebooks/04_modules_hooks.ipynb",
+)
+class RegisterBackwardHook(Rule):
+    """``<module>.register_backward_hook(...)`` and the global ``register_module_backward_hook``."""
+
+    def visit_Call(self, node: ast.Call) -> None:
+        if method_call(node, "register_backward_hook") or self.src.calls(
+            node, {"torch.nn.modules.module.register_module_backward_hook"}
+        ):
+            self.report(node)
+
+
+FAN_INITS = ("xavier_uniform", "xavier_normal", "kaiming_uniform", "kaiming_normal", "orthogonal", "sparse")
+SHAPED_INITS = frozenset(f"torch.nn.init.{n}{u}" for n in (*FAN_INITS, "dirac", "eye") for u in ("", "_"))
+
+
+@rule(
+    code="FNC011",
+    name="init-every-parameter",
+    title="fan-based init applied to every parameter, 1-D biases included",
+    message="xavier_/kaiming_/orthogonal_ init need a tensor with at least 2 dimensions and raise 'Fan in "
+    "and fan out can not be computed' on a bias",
+    fix="model.apply(fn) with an isinstance check (init m.weight, zero m.bias), or skip p.dim() < 2",
+    claim="04-C14",
+    demo="notebooks/04_modules_hooks.ipynb",
+)
+class InitEveryParameter(Rule):
+    """``for p in model.parameters(): nn.init.xavier_uniform_(p)`` (or ``named_parameters()``, or the
+    same comprehension) when nothing in the loop filters the parameters (no ``if``, no ``continue``)."""
+
+    @staticmethod
+    def binds(target: ast.AST, name: str) -> bool:
+        return any(isinstance(n, ast.Name) and n.id == name for n in ast.walk(target))
+
+    def visit_Call(self, node: ast.Call) -> None:
+        args = positional(node)
+        if not args or not isinstance(args[0], ast.Name) or not self.src.calls(node, SHAPED_INITS):
+            return
+        name = args[0].id
+        for a in self.src.ancestors(node):
+            if isinstance(a, (ast.If, ast.IfExp, ast.Try, ast.While)):
+                return
+            if isinstance(a, ast.For) and self.binds(a.target, name):
+                filtered = any(isinstance(n, (ast.If, ast.Continue, ast.IfExp)) for n in ast.walk(a))
+                if method_call(a.iter, "parameters", "named_parameters") and not filtered:
+                    self.report(node)
+                return
+            if isinstance(a, (ast.ListComp, ast.GeneratorExp, ast.SetComp)):
+                comp = a.generators[0]
+                if self.binds(comp.target, name):
+                    if method_call(comp.iter, "parameters", "named_parameters") and not comp.ifs:
+                        self.report(node)
+                    return
+
+
+DEPRECATED_INITS = (*FAN_INITS, "uniform", "normal", "constant", "dirac", "eye")
+
+
+@rule(
+    code="FNC012",
+    name="init-without-underscore",
+    title="deprecated nn.init function without the trailing underscore",
+    message="nn.init.xavier_uniform (no underscore) and its siblings are deprecated aliases and warn",
+    fix="the in-place spelling: nn.init.xavier_uniform_(w)",
+    claim="04-C14",
+    autofix="safe",
+    demo="notebooks/04_modules_hooks.ipynb",
+)
+class InitWithoutUnderscore(Rule):
+    """``--fix`` renames the call to the underscore function, which the alias calls anyway."""
+
+    def visit_Call(self, node: ast.Call) -> None:
+        for name in self.src.callee(node):
+            module, _, old = name.rpartition(".")
+            if module == "torch.nn.init" and old in DEPRECATED_INITS:
+                self.report(node, fixable=True, data=f"{old}_")
+                return
+
+    @staticmethod
+    def fix(node: cst.CSTNode, data: Any) -> Any:
+        import libcst as cst
+
+        if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute):
+            return renamed_method(node, data)
+        if isinstance(node, cst.Call) and isinstance(node.func, cst.Name):
+            from libcst.codemod.visitors import ImportItem
+
+            return node.with_changes(func=cst.Name(data)), [ImportItem("torch.nn.init", data)]
+        return None
+
+
+MODULE_BASES = frozenset({"torch.nn.Module", "torch.nn.modules.module.Module"})
+
+
+@rule(
+    code="FNC013",
+    name="layers-in-plain-list",
+    title="layers kept in a plain Python list or dict on a Module",
+    message="layers in a plain list are not registered: no parameters for the optimizer, not in "
+    "state_dict, not moved by .to()",
+    fix="nn.ModuleList([...]) (nn.ModuleDict for a dict, nn.ParameterList for parameters)",
+    claim="04-C11",
+    demo="notebooks/16_error_gallery.ipynb",
+)
+class LayersInPlainList(Rule):
+    """``self.x = [nn.Linear(...), ...]`` (a list, tuple or dict literal, or a list comprehension, of
+    ``torch.nn`` module or ``nn.Parameter`` constructions) inside an ``nn.Module`` subclass."""
+
+    def is_layer(self, node: ast.AST) -> bool:
+        for name in self.src.callee(node):
+            parts = name.split(".")
+            if name.startswith("torch.nn.") and parts[-1][:1].isupper() and "functional" not in parts:
+                return True
+        return False
+
+    def visit_Assign(self, node: ast.Assign) -> None:
+        if not any(is_self_attr(t) for t in node.targets):
+            return
+        value = node.value
+        if isinstance(value, (ast.List, ast.Tuple, ast.Set)):
+            items = value.elts
+        elif isinstance(value, ast.Dict):
+            items = value.values
+        elif isinstance(value, (ast.ListComp, ast.SetComp)):
+            items = [value.elt]
+        elif isinstance(value, ast.DictComp):
+            items = [value.value]
+        else:
+            return
+        if not any(self.is_layer(i) for i in items):
+            return
+        cls = self.src.method_class(node)
+        if cls is not None and any(self.src.qnames(b) & MODULE_BASES for b in cls.bases):
+            self.report(value)
+
+
+@rule(
+    code="FNC014",
+    name="state-dict-snapshot",
+    title="'best' state_dict kept without a copy",
+    message="state_dict() returns references to the live tensors, so a 'best' snapshot keeps changing "
+    "with training",
+    fix="copy.deepcopy(model.state_dict()) (or {k: v.detach().clone() for k, v in ...})",
+    claim="04-C10",
+    demo="notebooks/04_modules_hooks.ipynb",
+)
+class StateDictSnapshot(Rule):
+    """``best... = model.state_dict()`` (a target whose name says best or snapshot)."""
+
+    NAME = re.compile(r"best|snapshot", re.I)
+
+    def visit_Assign(self, node: ast.Assign) -> None:
+        value = node.value
+        if len(node.targets) == 1 and method_call(value, "state_dict") and not value.args:
+            name = last_name(node.targets[0])
+            if name and self.NAME.search(name):
+                self.report(value)
+
+
+# ============================================================================ 05 · dropout
+DROPOUTS = frozenset(f"{FUNC}.{n}" for n in ("dropout", "dropout1d", "dropout2d", "dropout3d"))
+
+
+@rule(
+    code="FNC015",
+    name="functional-dropout-in-forward",
+    title="F.dropout in forward() without training=self.training",
+    message="F.dropout ignores model.eval(): its training argument defaults to True, so it keeps dropping "
+    "units at evaluation",
+    fix="F.dropout(x, p, training=self.training), or an nn.Dropout module",
+    claim="05-C8",
+    demo="notebooks/05_dropout.ipynb",
+)
+class FunctionalDropoutInForward(Rule):
+    """``F.dropout``/``dropout1d``/``2d``/``3d`` inside a ``forward`` method without ``training``
+    (by name or third positional). ``F.alpha_dropout`` defaults to ``training=False`` and is left alone."""
+
+    def visit_Call(self, node: ast.Call) -> None:
+        if not self.src.calls(node, DROPOUTS) or has_star_args(node) or get_arg(node, "training", 2):
+            return
+        fn = self.src.enclosing(node, FUNCTIONS)
+        if fn is not None and fn.name == "forward":
+            self.report(node)
+
+
+# ============================================================================ 07 · affine_grid
+@rule(
+    code="FNC016",
+    name="grid-align-corners",
+    title="affine_grid / grid_sample without align_corners (or with align_corners=None)",
+    message="without align_corners (or with align_corners=None), affine_grid and grid_sample warn on every "
+    "call and use align_corners=False, which must match how theta was built",
+    fix="pass align_corners=True or False explicitly (False is what the call does now)",
+    claim="07-C1",
+    autofix="safe",
+    demo="notebooks/07_affine_grid_opencv.ipynb",
+)
+class GridAlignCorners(Rule):
+    """No ``align_corners``, or a literal ``align_corners=None`` (by keyword or position), which warns the
+    same. ``--fix`` adds ``align_corners=False`` (or puts ``False`` in place of the ``None``): the behaviour
+    the call has today, without the warning."""
+
+    POSITION = {f"{FUNC}.affine_grid": 2, f"{FUNC}.grid_sample": 4}
+
+    def visit_Call(self, node: ast.Call) -> None:
+        names = self.src.callee(node) & self.POSITION.keys()
+        if names and not has_star_args(node):
+            value = get_arg(node, "align_corners", self.POSITION[names.pop()])
+            if value is None:
+                self.report(node, fixable=True)
+            elif is_const(value, None):
+                self.report(node, fixable=True, data=node.args.index(value) if value in node.args else -1)
+
+    @staticmethod
+    def fix(node: cst.CSTNode, data: Any) -> cst.CSTNode | None:
+        """``data``: None, no align_corners (add it); the position of a ``None`` passed positionally; -1, a
+        keyword ``align_corners=None``."""
+        import libcst as cst
+
+        if not isinstance(node, cst.Call):
+            return None
+        if data is None:
+            return node.with_changes(args=[*node.args, keyword_arg("align_corners=False")])
+        args = list(node.args)
+        for i, arg in enumerate(args):
+            keyword = arg.keyword.value if arg.keyword is not None else None
+            if (keyword == "align_corners") if data == -1 else (i == data and keyword is None):
+                if not (isinstance(arg.value, cst.Name) and arg.value.value == "None"):
+                    return None
+                args[i] = arg.with_changes(value=cst.Name("False"))
+                return node.with_changes(args=args)
+        return None
+
+
+# ============================================================================ 08 · losses
+@rule(
+    code="FNC017",
+    name="log-of-softmax",
+    title="log(softmax(x)) instead of log_softmax(x)",
+    message="log(softmax(x)) is -inf (with NaN gradients) once two logits differ by more than about 87-104 "
+    "in float32",
+    fix="log_softmax(x, dim) (F.log_softmax, torch.log_softmax, x.log_softmax)",
+    claim="08-C2",
+    autofix="unsafe",
+    unsafe_because="log_softmax returns finite values and gradients where log(softmax) gave -inf and NaN, "
+    "so results change wherever that happened (code may also test for the -inf); and x.softmax(d).log() "
+    "is rewritten on any receiver with a softmax method, not only a tensor",
+    demo="notebooks/08_losses.ipynb",
+)
+class LogOfSoftmax(TensorRule):
+    """``torch.log(softmax(x))``, ``softmax(x).log()``, also with an index between
+    (``torch.log(softmax(x)[i])``). ``--fix --unsafe-fixes`` renames ``softmax`` to ``log_softmax`` (same
+    arguments): the same values where the naive form was finite, others where it was not (hence unsafe).
+    (``log(softmax(x) + eps)`` is not flagged.)"""
+
+    def visit_Call(self, node: ast.Call) -> None:
+        if self.src.calls(node, {"torch.log"}) and len(node.args) == 1 and not node.keywords:
+            inner = node.args[0]
+        elif method_call(node, "log") and not node.args and not node.keywords:
+            inner = node.func.value
+        else:
+            return
+        softmax = inner.value if isinstance(inner, ast.Subscript) else inner
+        if self.is_softmax(softmax):
+            fixable = isinstance(softmax.func, ast.Attribute) and softmax.func.attr == "softmax"
+            self.report(node, fixable=fixable)
+
+    @staticmethod
+    def fix(node: cst.CSTNode, data: Any) -> cst.CSTNode | None:
+        import libcst as cst
+
+        if not isinstance(node, cst.Call):
+            return None
+        if isinstance(node.func, cst.Attribute) and node.func.attr.value == "log" and not node.args:
+            inner = node.func.value  # softmax(x).log()
+        elif len(node.args) == 1:
+            inner = node.args[0].value  # torch.log(softmax(x))
+        else:
+            return None
+        index = inner if isinstance(inner, cst.Subscript) else None
+        log_softmax = renamed_method(index.value if index is not None else inner, "log_softmax")
+        if log_softmax is None:
+            return None
+        return unwrapped(node, index.with_changes(value=log_softmax) if index is not None else log_softmax)
+
+
+BCE = (frozenset({f"{FUNC}.binary_cross_entropy"}), nn_classes("BCELoss"))
+BCE_LOGITS = (frozenset({f"{FUNC}.binary_cross_entropy_with_logits"}), nn_classes("BCEWithLogitsLoss"))
+
+
+@rule(
+    code="FNC018",
+    name="bce-on-sigmoid",
+    title="BCELoss on a sigmoid output",
+    message="float32 sigmoid is exactly 1 from a logit of about 17, where BCELoss returns its clamp 100 "
+    "with a zero gradient",
+    fix="BCEWithLogitsLoss / F.binary_cross_entropy_with_logits on the logits",
+    claim="08-C10",
+    autofix="unsafe",
+    unsafe_because="the with-logits loss is the same function of z only where the sigmoid did not "
+    "saturate: where BCELoss returned its clamp 100 with a zero gradient, it returns the true (larger) loss "
+    "and a gradient, so training changes",
+    demo="notebooks/08_losses.ipynb",
+)
+class BceOnSigmoid(TensorRule):
+    """``nn.BCELoss()(torch.sigmoid(z), t)``, ``F.binary_cross_entropy(z.sigmoid(), t)``, or a criterion
+    built from ``nn.BCELoss`` called on a sigmoid. ``--fix --unsafe-fixes`` (where the loss and the sigmoid
+    are written in the call itself, as ``F.binary_cross_entropy``/``nn.BCELoss(...)`` attributes) drops the
+    sigmoid and switches to the with-logits loss: the same function of z, computed stably, so other values
+    where the sigmoid saturated (hence unsafe). Comments in the sigmoid's parentheses are kept."""
+
+    def visit_Call(self, node: ast.Call) -> None:
+        if not self.loss_call(node, *BCE):
+            return
+        value = self.loss_input(node)
+        if value is None or not self.is_sigmoid(value):
+            return
+        func = node.func
+        spelled = (isinstance(func, ast.Attribute) and self.src.calls(node, BCE[0])) or (
+            isinstance(func, ast.Call) and isinstance(func.func, ast.Attribute)
+        )
+        first = positional(node)[:1] == [value]
+        self.report(node, fixable=spelled and first and self.plain_sigmoid(value))
+
+    @staticmethod
+    def fix(node: cst.CSTNode, data: Any) -> cst.CSTNode | None:
+        import libcst as cst
+
+        if not isinstance(node, cst.Call) or not node.args:
+            return None
+        sig = node.args[0].value
+        if not isinstance(sig, cst.Call):
+            return None
+        if isinstance(sig.func, cst.Attribute) and sig.func.attr.value == "sigmoid" and not sig.args:
+            z = unwrapped(sig, sig.func.value)
+        elif len(sig.args) == 1:
+            z = unwrapped(sig, sig.args[0].value)
+        else:
+            return None
+        if z is None:
+            return None
+        func = node.func
+        if isinstance(func, cst.Attribute):
+            new_func = func.with_changes(attr=cst.Name("binary_cross_entropy_with_logits"))
+        elif isinstance(func, cst.Call) and isinstance(func.func, cst.Attribute):
+            new_func = func.with_changes(func=func.func.with_changes(attr=cst.Name("BCEWithLogitsLoss")))
+        else:
+            return None
+        return node.with_changes(func=new_func, args=[node.args[0].with_changes(value=z), *node.args[1:]])
+
+
+@rule(
+    code="FNC019",
+    name="sigmoid-before-bce-with-logits",
+    title="sigmoid applied before BCEWithLogitsLoss",
+    message="BCEWithLogitsLoss applies the sigmoid itself; on sigmoid outputs it computes a different, "
+    "wrong loss without any error",
+    fix="pass the logits themselves",
+    claim="08-C17",
+    demo="notebooks/08_losses.ipynb",
+)
+class SigmoidBeforeBceWithLogits(TensorRule):
+    """``BCEWithLogitsLoss``/``binary_cross_entropy_with_logits`` whose input is a sigmoid output."""
+
+    def visit_Call(self, node: ast.Call) -> None:
+        if self.loss_call(node, *BCE_LOGITS) and self.is_sigmoid(self.loss_input(node)):
+            self.report(node)
+
+
+CE = (
+    frozenset({f"{FUNC}.cross_entropy", f"{FUNC}.nll_loss"}),
+    nn_classes("CrossEntropyLoss", "NLLLoss"),
+)
+
+
+@rule(
+    code="FNC020",
+    name="cross-entropy-on-softmax",
+    title="CrossEntropyLoss (or NLLLoss) on softmax outputs",
+    message="CrossEntropyLoss applies log_softmax itself (NLLLoss expects log-probabilities): on "
+    "probabilities the loss is wrong, cannot fall below log(1 + (C-1)/e), and its gradients are small",
+    fix="pass the logits to CrossEntropyLoss (log_softmax outputs to NLLLoss)",
+    claim="08-C11",
+    demo="notebooks/08_losses.ipynb",
+)
+class CrossEntropyOnSoftmax(TensorRule):
+    """``cross_entropy``/``CrossEntropyLoss``/``nll_loss``/``NLLLoss`` whose input is a softmax output (soft
+    targets that are softmax outputs are fine)."""
+
+    def visit_Call(self, node: ast.Call) -> None:
+        if self.loss_call(node, *CE) and self.is_softmax(self.loss_input(node)):
+            self.report(node)
+
+
+@rule(
+    code="FNC021",
+    name="kl-div-mean",
+    title="KLDivLoss / kl_div with reduction='mean' (the default)",
+    message="reduction='mean' also divides by the number of classes, so it is not the KL divergence "
+    "(and warns)",
+    fix="reduction='batchmean'",
+    claim="08-C13",
+    demo="notebooks/08_losses.ipynb",
+)
+class KlDivMean(Rule):
+    """``nn.KLDivLoss()`` / ``F.kl_div(...)`` without ``reduction`` or with ``reduction="mean"`` (calls
+    that use the legacy ``size_average``/``reduce`` are left alone)."""
+
+    #: Positional arguments before the legacy ``size_average``: more means a legacy call.
+    POSITIONAL = {f"{FUNC}.kl_div": 2, **{n: 0 for n in nn_classes("KLDivLoss")}}
+
+    def visit_Call(self, node: ast.Call) -> None:
+        names = self.src.callee(node) & self.POSITIONAL.keys()
+        if not names or has_star_args(node) or get_arg(node, "size_average") or get_arg(node, "reduce"):
+            return
+        if len(positional(node)) > self.POSITIONAL[names.pop()]:
+            return
+        reduction = get_arg(node, "reduction")
+        if reduction is None or is_const(reduction, "mean"):
+            self.report(node)
+
+
+# ============================================================================ 09 · training loop
+OPTIMIZER_NAME = re.compile(r"(?:.*_)?(?:opt|optim|optimi[sz]er)(?:_.*|\d*)", re.I)
+SCHEDULER_NAME = re.compile(r".*sched.*", re.I)
+
+
+@rule(
+    code="FNC022",
+    name="scheduler-before-optimizer",
+    title="scheduler.step() before optimizer.step()",
+    message="calling scheduler.step() before optimizer.step() skips the first value of the schedule "
+    "(every step uses the next one) and warns",
+    fix="call optimizer.step() first, then scheduler.step()",
+    claim="09-C8",
+    demo="notebooks/09_training_loop.ipynb",
+)
+class SchedulerBeforeOptimizer(Rule):
+    """In one block, ``sched.step()`` followed by a statement that runs ``opt.step()`` (or
+    ``scaler.step(opt)``), also inside a nested loop. A receiver is a scheduler/optimizer when it was built
+    by ``torch.optim.lr_scheduler.*`` / ``torch.optim.*``; when its origin is unknown (a parameter), when
+    its name says so (``scheduler``, ``lr_sched``; ``opt``, ``optimizer``, ``opt_g``)."""
+
+    def kind(self, node: ast.AST) -> str | None:
+        values = self.src.values(node)
+        if values:
+            names = set().union(*(self.src.callee(v) for v in values))
+            if any(n.startswith("torch.optim.lr_scheduler.") for n in names):
+                return "scheduler"
+            if any(n.startswith("torch.optim.") and n.rsplit(".", 1)[1][:1].isupper() for n in names):
+                return "optimizer"
+            if names:
+                return None
+        name = last_name(node)
+        if name and SCHEDULER_NAME.fullmatch(name):
+            return "scheduler"
+        if name and OPTIMIZER_NAME.fullmatch(name):
+            return "optimizer"
+        return None
+
+    def steps_optimizer(self, stmt: ast.AST) -> bool:
+        for n in ast.walk(stmt):
+            if method_call(n, "step"):
+                if self.kind(n.func.value) == "optimizer":
+                    return True
+                args = positional(n)
+                if len(args) == 1 and self.kind(args[0]) == "optimizer":
+                    return True
+        return False
+
+    def check(self, body: list[ast.stmt]) -> None:
+        for i, stmt in enumerate(body):
+            call = stmt.value if isinstance(stmt, ast.Expr) else None
+            if method_call(call, "step") and not call.args and not call.keywords:
+                if self.kind(call.func.value) == "scheduler":
+                    if any(self.steps_optimizer(later) for later in body[i + 1 :]):
+                        self.report(call)
+
+    def generic_block(self, node: ast.AST) -> None:
+        for name in ("body", "orelse", "finalbody"):
+            block = getattr(node, name, None)
+            if isinstance(block, list) and block and isinstance(block[0], ast.stmt):
+                self.check(block)
+
+    visit_Module = visit_FunctionDef = visit_AsyncFunctionDef = visit_For = visit_AsyncFor = generic_block
+    visit_While = visit_If = visit_With = visit_AsyncWith = visit_Try = visit_ExceptHandler = generic_block
+
+
+LOSS_FUNCTIONS = frozenset(
+    f"{FUNC}.{n}"
+    for n in (
+        "mse_loss",
+        "l1_loss",
+        "smooth_l1_loss",
+        "huber_loss",
+        "cross_entropy",
+        "nll_loss",
+        "binary_cross_entropy",
+        "binary_cross_entropy_with_logits",
+        "kl_div",
+        "cosine_embedding_loss",
+        "margin_ranking_loss",
+        "triplet_margin_loss",
+        "ctc_loss",
+    )
+)
+LOSS_CLASS = re.compile(r"torch\.nn\.(?:modules\.loss\.)?\w+Loss")
+
+
+@rule(
+    code="FNC023",
+    name="accumulate-loss-tensor",
+    title="running total of the loss tensor (total += loss)",
+    message="adding the loss tensor keeps every step's autograd graph alive (the total requires grad); "
+    "memory grows with every step",
+    fix="total += loss.item() (or loss.detach())",
+    claim="09-C6",
+)
+class AccumulateLossTensor(Rule):
+    """``total += loss`` or ``total = total + loss`` where ``loss`` is bound only to loss calls
+    (``F.mse_loss(...)``, ``criterion(...)`` with ``criterion = nn.XLoss()``), or only to calls and is
+    backpropagated (``loss.backward()``) in the same function; not under ``torch.no_grad()`` /
+    ``inference_mode()``, and not when the total itself is backpropagated (gradient accumulation)."""
+
+    def __init__(self, src: Source) -> None:
+        super().__init__(src)
+        self.candidates: list[tuple[ast.AST, ast.Name, str]] = []
+        self.backwarded: set[tuple[ast.AST, str]] = set()
+
+    def visit_Call(self, node: ast.Call) -> None:
+        if method_call(node, "backward"):
+            name = dotted(node.func.value)
+            if name:
+                self.backwarded.add((self.src.function_or_module(node), name))
+
+    def is_loss_call(self, node: ast.AST) -> bool:
+        if not isinstance(node, ast.Call):
+            return False
+        if self.src.calls(node, LOSS_FUNCTIONS):
+            return True
+        values = self.src.values(node.func)
+        return bool(values) and all(any(LOSS_CLASS.fullmatch(n) for n in self.src.callee(v)) for v in values)
+
+    def added(self, node: ast.AST) -> ast.Name | None:
+        """The name added: ``loss``, also in ``loss * n``, ``loss / k``."""
+        if isinstance(node, ast.Name):
+            return node
+        if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Mult, ast.Div)):
+            return self.added(node.left)
+        return None
+
+    def candidate(self, stmt: ast.AST, target: ast.AST, value: ast.AST) -> None:
+        loss = self.added(value)
+        total = dotted(target.value if isinstance(target, ast.Subscript) else target)
+        if loss is None or total is None:
+            return
+        for a in self.src.ancestors(stmt):
+            if isinstance(a, ast.With) and any(
+                self.src.calls(i.context_expr, {"torch.no_grad", "torch.inference_mode"}) for i in a.items
+            ):
+                return
+        self.candidates.append((stmt, loss, total))
+
+    def visit_AugAssign(self, node: ast.AugAssign) -> None:
+        if isinstance(node.op, ast.Add):
+            self.candidate(node, node.target, node.value)
+
+    def visit_Assign(self, node: ast.Assign) -> None:
+        value = node.value
+        if len(node.targets) == 1 and isinstance(value, ast.BinOp) and isinstance(value.op, ast.Add):
+            if dotted(value.left) is not None and dotted(value.left) == dotted(node.targets[0]):
+                self.candidate(node, node.targets[0], value.right)
+
+    def finish(self) -> None:
+        for stmt, loss, total in self.candidates:
+            scope = self.src.function_or_module(stmt)
+            if (scope, total) in self.backwarded:
+                continue
+            values = self.src.values(loss)
+            if not values or not all(isinstance(v, ast.Call) for v in values):
+                continue
+            if any(method_call(v, "item", "detach", "tolist", "cpu", "numpy") for v in values):
+                continue
+            if (scope, loss.id) in self.backwarded or all(self.is_loss_call(v) for v in values):
+                self.report(stmt)
+
+
+# ============================================================================ 10 · mixed precision
+AMP = {
+    "torch.cuda.amp.autocast": ("cuda", "autocast"),
+    "torch.cuda.amp.GradScaler": ("cuda", "GradScaler"),
+    "torch.cpu.amp.autocast": ("cpu", "autocast"),
+    "torch.cpu.amp.GradScaler": ("cpu", "GradScaler"),
+    "torch.cuda.amp.custom_fwd": ("cuda", "custom_fwd"),
+    "torch.cuda.amp.custom_bwd": ("cuda", "custom_bwd"),
+}
+
+
+@rule(
+    code="FNC024",
+    name="cuda-amp",
+    title="torch.cuda.amp.* is deprecated",
+    message="torch.cuda.amp.autocast/GradScaler (and torch.cpu.amp.*) are deprecated aliases of the "
+    "torch.amp classes and emit a FutureWarning",
+    fix='torch.amp.autocast("cuda", ...), torch.amp.GradScaler("cuda", ...), '
+    'torch.amp.custom_fwd(device_type="cuda")',
+    claim="10-C9",
+    autofix="safe",
+    demo="notebooks/10_mixed_precision.ipynb",
+)
+class CudaAmp(Rule):
+    """Calls and decorators of the deprecated names. ``--fix`` rewrites ``torch.cuda.amp.GradScaler(a)`` to
+    ``torch.amp.GradScaler("cuda", a)`` and ``torch.cuda.amp.autocast(k=v)`` to
+    ``torch.amp.autocast("cuda", k=v)`` (autocast only with keyword arguments: its positional order
+    differs); names imported with ``from torch.cuda.amp import ...`` are reported, not rewritten.
+
+    A fallback for old torch is left alone: a call in one branch of an ``if``/conditional expression whose
+    other branch uses ``torch.amp`` (``torch.amp.GradScaler(...) if TORCH_2_4 else
+    torch.cuda.amp.GradScaler()``), or in an ``except`` handler of a ``try`` that does: it runs only where
+    the new spelling is missing, and there the old one does not warn."""
+
+    def uses_torch_amp(self, nodes: list[ast.AST]) -> bool:
+        return any(
+            any(q.startswith("torch.amp.") or q == "torch.autocast" for q in self.src.qnames(n))
+            for top in nodes
+            for n in ast.walk(top)
+            if isinstance(n, ast.Attribute | ast.Name)
+        )
+
+    def fallback(self, node: ast.AST) -> bool:
+        child = node
+        for a in self.src.ancestors(node):
+            if isinstance(a, ast.IfExp) and child in (a.body, a.orelse):
+                other = a.orelse if child is a.body else a.body
+                if self.uses_torch_amp([other]):
+                    return True
+            elif isinstance(a, ast.If) and child is not a.test:
+                other = a.orelse if child in a.body else a.body
+                if self.uses_torch_amp(other):
+                    return True
+            elif isinstance(a, ast.ExceptHandler):
+                attempt = self.src.parent(a)
+                if isinstance(attempt, ast.Try) and self.uses_torch_amp(attempt.body):
+                    return True
+            elif isinstance(a, FUNCTIONS):
+                return False
+            child = a
+        return False
+
+    def visit_Call(self, node: ast.Call) -> None:
+        found = self.src.callee(node) & AMP.keys()
+        if not found or self.fallback(node):
+            return
+        device, what = AMP[found.pop()]
+        func = node.func
+        fixable = (
+            what in ("autocast", "GradScaler")
+            and isinstance(func, ast.Attribute)
+            and isinstance(func.value, ast.Attribute)  # <torch>.cuda.amp
+            and isinstance(func.value.value, ast.Attribute)  # <torch>.cuda
+            and self.src.qnames(func.value.value.value) == {"torch"}
+            and (what == "GradScaler" or (not node.args and all(k.arg for k in node.keywords)))
+        )
+        self.report(node, fixable=fixable, data=device)
+
+    def visit_FunctionDef(self, node: ast.FunctionDef) -> None:
+        for d in node.decorator_list:
+            if not isinstance(d, ast.Call) and self.src.qnames(d) & AMP.keys():
+                self.report(d)
+
+    visit_AsyncFunctionDef = visit_FunctionDef
+
+    @staticmethod
+    def fix(node: cst.CSTNode, data: Any) -> cst.CSTNode | None:
+        import libcst as cst
+
+        func = node.func if isinstance(node, cst.Call) else None
+        if not (isinstance(func, cst.Attribute) and isinstance(func.value, cst.Attribute)):
+            return None
+        amp = func.value.with_changes(value=func.value.value.value)  # <torch>.cuda.amp -> <torch>.amp
+        device = cst.Arg(value=cst.SimpleString(f'"{data}"'))
+        return node.with_changes(func=func.with_changes(value=amp), args=[device, *node.args])
+
+
+CLIPS = frozenset(
+    f"torch.nn.utils.{m}{f}"
+    for m in ("", "clip_grad.")
+    for f in ("clip_grad_norm_", "clip_grad_value_", "clip_grad_norm", "clip_grads_with_norm_")
+)
+
+
+@rule(
+    code="FNC025",
+    name="clip-without-unscale",
+    title="gradients clipped under a GradScaler without unscale_",
+    message="after scaler.scale(loss).backward() the gradients are multiplied by the scale (65536 at "
+    "first), so clipping sees a norm 65536x too large",
+    fix="scaler.unscale_(optimizer) before clip_grad_norm_ (scaler.step(optimizer) then does not unscale "
+    "again)",
+    claim="10-C11",
+)
+class ClipWithoutUnscale(Rule):
+    """In one function (or at module level): a clip call after ``<scaler>.scale(...).backward()`` with no
+    ``<scaler>.unscale_(...)`` between them. Calls in the other branch of an ``if`` (``if use_amp:
+    scaler.scale(loss).backward() ... else: loss.backward(); clip_grad_norm_(...)``) do not count: they
+    never run before the clip."""
+
+    def __init__(self, src: Source) -> None:
+        super().__init__(src)
+        self.events: list[tuple[int, tuple[int, int], str, ast.Call]] = []
+
+    def visit_Call(self, node: ast.Call) -> None:
+        kind = None
+        if method_call(node, "backward") and method_call(node.func.value, "scale"):
+            kind = "scaled-backward"
+        elif method_call(node, "unscale_"):
+            kind = "unscale"
+        elif self.src.calls(node, CLIPS):
+            kind = "clip"
+        if kind:
+            scope = id(self.src.function_or_module(node))
+            self.events.append((scope, (node.lineno, node.col_offset), kind, node))
+
+    def branches(self, node: ast.AST) -> dict[ast.AST, str]:
+        """For each ``if`` (or conditional expression) around ``node``: the part that holds it."""
+        out: dict[ast.AST, str] = {}
+        child = node
+        for a in self.src.ancestors(node):
+            if isinstance(a, (ast.If, ast.IfExp)):
+                body = child in a.body if isinstance(a.body, list) else child is a.body
+                out[a] = "test" if child is a.test else "body" if body else "orelse"
+            child = a
+        return out
+
+    def exclusive(self, a: ast.AST, b: ast.AST) -> bool:
+        """``a`` and ``b`` are in different branches of one ``if``: never both run."""
+        ba, bb = self.branches(a), self.branches(b)
+        return any({ba[k], bb[k]} == {"body", "orelse"} for k in ba.keys() & bb.keys())
+
+    def finish(self) -> None:
+        events = sorted(self.events, key=lambda e: (e[0], e[1]))
+        for i, (scope, _, kind, node) in enumerate(events):
+            if kind != "clip":
+                continue
+            before = [
+                k for s, _, k, n in events[:i] if s == scope and k != "clip" and not self.exclusive(n, node)
+            ]
+            if before and before[-1] == "scaled-backward":
+                self.report(node)
+
+
+# ============================================================================ 12 · data loading
+DATALOADERS = frozenset({"torch.utils.data.DataLoader", "torch.utils.data.dataloader.DataLoader"})
+
+
+@rule(
+    code="FNC026",
+    name="worker-options-without-workers",
+    title="persistent_workers / prefetch_factor with num_workers=0",
+    message="persistent_workers=True and prefetch_factor need worker processes: with num_workers=0 (the "
+    "default) the DataLoader raises ValueError",
+    fix="num_workers > 0, or drop the option",
+    claim="12-C31",
+    torchfix="TOR401 (off by default) asks for num_workers > 0 on any DataLoader; this rule flags only "
+    "the options that raise without workers",
+    demo="notebooks/12_data_loading.ipynb",
+)
+class WorkerOptionsWithoutWorkers(Rule):
+    """``DataLoader(..., persistent_workers=True)`` or ``prefetch_factor=...``; num_workers absent or 0."""
+
+    def visit_Call(self, node: ast.Call) -> None:
+        if not self.src.calls(node, DATALOADERS) or has_star_args(node):
+            return
+        workers = get_arg(node, "num_workers", 5)
+        if workers is not None and int_value(workers) != 0:
+            return
+        prefetch = get_arg(node, "prefetch_factor")
+        if is_const(get_arg(node, "persistent_workers"), True) or (
+            prefetch is not None and not is_const(prefetch, None)
+        ):
+            self.report(node)
+
+
+@rule(
+    code="FNC027",
+    name="from-numpy-negative-stride",
+    title="torch.from_numpy on a reversed view (a[..., ::-1])",
+    message="torch.from_numpy rejects arrays with negative strides, such as the BGR -> RGB view "
+    "img[..., ::-1]",
+    fix="copy the view first: torch.from_numpy(img[..., ::-1].copy())",
+    claim="12-C20",
+    autofix="safe",
+    demo="notebooks/12_data_loading.ipynb",
+)
+class FromNumpyNegativeStride(Rule):
+    """``--fix`` appends ``.copy()`` to the sliced array (the call could only raise before)."""
+
+    def visit_Call(self, node: ast.Call) -> None:
+        args = positional(node)
+        if not args or not isinstance(args[0], ast.Subscript):
+            return
+        if not self.src.calls(node, {"torch.from_numpy", "torch.as_tensor"}):
+            return
+        index = args[0].slice
+        parts = index.elts if isinstance(index, ast.Tuple) else [index]
+        if any(isinstance(p, ast.Slice) and (int_value(p.step) or 0) < 0 for p in parts):
+            self.report(node, fixable=True)
+
+    @staticmethod
+    def fix(node: cst.CSTNode, data: Any) -> cst.CSTNode | None:
+        import libcst as cst
+
+        if not isinstance(node, cst.Call) or not node.args:
+            return None
+        array = node.args[0].value
+        copied = cst.Call(func=cst.Attribute(value=array, attr=cst.Name("copy")))
+        return node.with_changes(args=[node.args[0].with_changes(value=copied), *node.args[1:]])
+
+
+SAMPLERS = frozenset(
+    {"torch.utils.data.DistributedSampler", "torch.utils.data.distributed.DistributedSampler"}
+)
+
+
+@rule(
+    code="FNC028",
+    name="distributed-sampler-set-epoch",
+    title="DistributedSampler iterated over epochs without set_epoch",
+    message="without sampler.set_epoch(epoch) every epoch repeats the same order, and under drop_last the "
+    "same samples are never seen",
+    fix="call sampler.set_epoch(epoch) at the start of every epoch",
+    claim="12-C15",
+)
+class DistributedSamplerSetEpoch(Rule):
+    """A shuffling ``DistributedSampler`` bound to a name (or passed to a ``DataLoader`` bound to a name)
+    that a loop inside another loop iterates, in a file that never calls ``set_epoch``."""
+
+    def __init__(self, src: Source) -> None:
+        super().__init__(src)
+        self.samplers: list[tuple[ast.Call, str]] = []
+        self.loops: list[set[str]] = []
+        self.loaders: dict[str, set[str]] = {}  # sampler name -> names of the DataLoaders built with it
+        self.set_epoch = False
+
+    def visit_Attribute(self, node: ast.Attribute) -> None:
+        if node.attr == "set_epoch":
+            self.set_epoch = True
+
+    def bound_name(self, node: ast.AST) -> str | None:
+        owner = self.src.parent(node)
+        if isinstance(owner, ast.keyword) and owner.arg == "sampler":
+            loader = self.src.parent(owner)
+            return self.bound_name(loader) if self.src.calls(loader, DATALOADERS) else None
+        if isinstance(owner, ast.Assign) and len(owner.targets) == 1:
+            return dotted(owner.targets[0])
+        return None
+
+    def visit_Call(self, node: ast.Call) -> None:
+        if self.src.calls(node, SAMPLERS):
+            shuffle = get_arg(node, "shuffle", 3)
+            name = self.bound_name(node)
+            if name and not is_const(shuffle, False):
+                self.samplers.append((node, name))
+        elif self.src.calls(node, DATALOADERS):
+            sampler, loader = dotted(get_arg(node, "sampler", 3)), self.bound_name(node)
+            if sampler and loader:
+                self.loaders.setdefault(sampler, set()).add(loader)
+
+    def visit_For(self, node: ast.For) -> None:
+        if self.src.enclosing(node, (ast.For, ast.While)) is not None:
+            self.loops.append({d for n in ast.walk(node.iter) if (d := dotted(n))})
+
+    def finish(self) -> None:
+        if not self.set_epoch:
+            for node, name in self.samplers:
+                iterated = {name} | self.loaders.get(name, set())
+                if any(iterated & names for names in self.loops):
+                    self.report(node)
+
+
+# ============================================================================ 13 · DDP
+@rule(
+    code="FNC029",
+    name="sampler-with-shuffle",
+    title="DataLoader with both a sampler and shuffle=True",
+    message="shuffle=True is mutually exclusive with sampler= (and batch_sampler=): the DataLoader raises "
+    "ValueError",
+    fix="drop shuffle=True: the sampler decides the order (DistributedSampler shuffles itself)",
+    claim="13-C18",
+    demo="notebooks/13_distributed_data_parallel.ipynb",
+)
+class SamplerWithShuffle(Rule):
+    """``DataLoader(..., shuffle=True)`` with a ``sampler=``/``batch_sampler=`` that is not None."""
+
+    def visit_Call(self, node: ast.Call) -> None:
+        if is_const(get_arg(node, "shuffle", 2), True) and self.src.calls(node, DATALOADERS):
+            sampler = get_arg(node, "sampler", 3) or get_arg(node, "batch_sampler", 4)
+            if sampler is not None and not is_const(sampler, None):
+                self.report(node)
+
+
+# ============================================================================ 15 · saving
+WRAPPERS = frozenset(
+    {
+        "torch.nn.DataParallel",
+        "torch.nn.parallel.DataParallel",
+        "torch.nn.parallel.data_parallel.DataParallel",
+        "torch.nn.parallel.DistributedDataParallel",
+        "torch.nn.parallel.distributed.DistributedDataParallel",
+    }
+)
+
+
+@rule(
+    code="FNC030",
+    name="wrapped-state-dict",
+    title="state_dict() of a DataParallel / DDP wrapper",
+    message="a wrapped model's state_dict prefixes every key with 'module.', so it does not load into the "
+    "plain model",
+    fix="save model.module.state_dict() (or strip the prefix when loading)",
+    claim="15-C14",
+    demo="notebooks/15_saving_deployment.ipynb",
+)
+class WrappedStateDict(Rule):
+    """``.state_dict()`` on an object built only by ``nn.DataParallel``/``DistributedDataParallel``."""
+
+    def visit_Call(self, node: ast.Call) -> None:
+        if method_call(node, "state_dict") and self.src.built_by(node.func.value, WRAPPERS):
+            self.report(node)
+
+
+@rule(
+    code="FNC031",
+    name="weights-only-false",
+    title="torch.load(weights_only=False)",
+    message="weights_only=False unpickles arbitrary objects, so a malicious checkpoint runs its payload; "
+    "it is acceptable only for a checkpoint you produced or trust (e.g. one holding non-tensor objects), "
+    "and even there an allow-list is better; silence an accepted one with # noqa: FNC031",
+    fix="keep the default weights_only=True and allow-list the classes a trusted checkpoint needs: "
+    "torch.serialization.safe_globals([...]) around the load, or add_safe_globals([...]) for the process",
+    claim="15-C3",
+    torchfix="TOR102 flags torch.load without weights_only; this rule flags the explicit "
+    "weights_only=False that TOR102 accepts",
+    demo="notebooks/15_saving_deployment.ipynb",
+)
+class WeightsOnlyFalse(Rule):
+    """``torch.load(..., weights_only=False)``."""
+
+    def visit_Call(self, node: ast.Call) -> None:
+        if is_const(get_arg(node, "weights_only"), False) and self.src.calls(node, {"torch.load"}):
+            self.report(node)
+
+
+JIT = frozenset({"torch.jit.script", "torch.jit.trace", "torch.jit.trace_module", "torch.jit.save"})
+
+
+@rule(
+    code="FNC032",
+    name="torchscript",
+    title="TorchScript (torch.jit.script / trace / save) is deprecated",
+    message="torch.jit.script, torch.jit.trace and torch.jit.save are documented as deprecated (use "
+    "torch.export); they warn since torch 2.10",
+    fix="torch.compile for speed, torch.export (or ONNX) for deployment",
+    claim="15-C8",
+    demo="notebooks/15_saving_deployment.ipynb",
+)
+class TorchScript(Rule):
+    """Calls of ``torch.jit.script``/``trace``/``trace_module``/``save``, and ``@torch.jit.script``."""
+
+    def visit_Call(self, node: ast.Call) -> None:
+        if self.src.calls(node, JIT):
+            self.report(node)
+
+    def visit_FunctionDef(self, node: ast.FunctionDef) -> None:
+        for d in node.decorator_list:
+            if not isinstance(d, ast.Call) and self.src.qnames(d) & JIT:
+                self.report(d)
+
+    visit_AsyncFunctionDef = visit_FunctionDef
+
+
+#: The registry, in code order: what the site's rules page and ``fieldnotes rules --json`` show.
+RULES: tuple[RuleInfo, ...] = tuple(REGISTRY[code] for code in sorted(REGISTRY))

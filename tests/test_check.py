@@ -1,0 +1,1461 @@
+"""``fieldnotes check``: every rule on snippets that must and must not fire, the fixes, the registry, the
+CLI, the flake8 plugin, the pre-commit hook, and every rule on the notebook that shows its wrong way."""
+
+from __future__ import annotations
+
+import ast
+import csv
+import json
+import re
+import subprocess
+import sys
+import textwrap
+import tomllib
+from collections import Counter
+from functools import cache
+from pathlib import Path
+
+import pytest
+
+from fieldnotes.check import RULES, check_code, fix_code
+from fieldnotes.check.base import NOTEBOOKS
+from fieldnotes.check.cli import main
+from fieldnotes.check.notebook import read_notebook
+
+ROOT = Path(__file__).resolve().parent.parent
+PRE = "import torch\nimport torch.nn as nn\nimport torch.nn.functional as F\n"
+
+# code -> (snippets that must fire, snippets that must not). PRE is prepended to each; the aliases,
+# attribute spellings and near misses are the point.
+CASES: dict[str, tuple[list[str], list[str]]] = {
+    "FNC001": (
+        [
+            """
+            import numpy as np
+            from torch.utils.data import Dataset
+            class Aug(Dataset):
+                def __init__(self, n):
+                    self.n, self.rng = n, None
+                    self.rng = np.random.default_rng(0)
+                def __len__(self):
+                    return self.n
+                def __getitem__(self, i):
+                    return self.rng.normal()
+            """,
+            """
+            import random
+            import torch.utils.data as tud
+            class Stream(tud.IterableDataset):
+                def __init__(self):
+                    self.r = random.Random(1)
+                def __iter__(self):
+                    yield self.r.random()
+            """,
+        ],
+        [
+            """
+            import numpy as np
+            from torch.utils.data import Dataset, get_worker_info
+            class Aug(Dataset):
+                def __init__(self):
+                    self.rng = np.random.default_rng(0)
+                def __getitem__(self, i):
+                    info = get_worker_info()
+                    if info is not None:
+                        self.rng = np.random.default_rng(info.seed)
+                    return self.rng.normal()
+            """,
+            """
+            import numpy as np
+            from torch.utils.data import Dataset
+            class Fixed(Dataset):
+                def __init__(self):
+                    self.order = np.random.default_rng(0).permutation(10)
+                    self.rng = np.random.default_rng(0)
+                def __getitem__(self, i):
+                    return self.order[i]
+            """,
+            """
+            import numpy as np
+            from torch.utils.data import DataLoader, Dataset
+            class Aug(Dataset):
+                def __init__(self):
+                    self.rng = np.random.default_rng(0)
+                def __getitem__(self, i):
+                    return self.rng.normal()
+            loader = DataLoader(Aug(), num_workers=2, worker_init_fn=reseed)
+            """,
+            """
+            import numpy as np
+            class NotADataset:
+                def __init__(self):
+                    self.rng = np.random.default_rng(0)
+                def __getitem__(self, i):
+                    return self.rng.normal()
+            """,
+        ],
+    ),
+    "FNC002": (
+        [
+            """
+            import numpy as np
+            def worker_init_fn(worker_id):
+                np.random.seed(42)
+            """,
+            """
+            from torch.utils.data import DataLoader
+            loader = DataLoader(ds, num_workers=2, worker_init_fn=lambda _: torch.manual_seed(0))
+            """,
+            """
+            import random
+            from torch.utils.data import DataLoader
+            def seed_all(wid):
+                random.seed(2**31 - 1)
+            loader = DataLoader(ds, worker_init_fn=seed_all)
+            """,
+        ],
+        [
+            """
+            import numpy as np
+            def worker_init_fn(worker_id):
+                np.random.seed(torch.initial_seed() % 2**32)
+            """,
+            """
+            import numpy as np
+            def main():
+                np.random.seed(0)
+                torch.manual_seed(0)
+            """,
+            """
+            import numpy as np
+            def worker_init_fn(worker_id):
+                np.random.seed(base + worker_id)
+            """,
+        ],
+    ),
+    "FNC003": (
+        [
+            "torch.backends.cudnn.enable = False",
+            """
+            import torch.backends.cudnn as cudnn
+            cudnn.benchmarks = True
+            """,
+            """
+            cudnn = torch.backends.cudnn
+            cudnn.deterministc = True
+            """,
+        ],
+        [
+            "torch.backends.cudnn.enabled = False",
+            """
+            import torch.backends.cudnn as cudnn
+            cudnn.benchmark = True
+            cudnn.deterministic = True
+            """,
+            "cfg.enable = False",
+            "torch.backends.cuda.matmul.allow_tf32 = True",
+        ],
+    ),
+    "FNC004": (
+        [
+            "torch.set_default_tensor_type(torch.DoubleTensor)",
+            """
+            from torch import set_default_tensor_type as sdt
+            sdt('torch.FloatTensor')
+            """,
+        ],
+        [
+            "torch.set_default_dtype(torch.float64)",
+            "cfg.set_default_tensor_type(torch.DoubleTensor)",
+        ],
+    ),
+    "FNC005": (
+        [
+            "x = torch.Tensor(3)",
+            """
+            import numpy as np
+            x = torch.FloatTensor(np.zeros(3))
+            """,
+            "t = torch.Tensor(2, 3)",
+            """
+            import numpy as np
+            a = np.arange(6.0)
+            t = torch.Tensor(a)
+            """,
+        ],
+        [
+            "x = torch.Tensor([1.0, 2.0])",
+            "x = torch.tensor(3)",
+            "ok = isinstance(x, torch.Tensor)",
+            "torch.Tensor()",
+            "b = torch.ByteTensor(byte_storage)",
+            # a parameter's shape, initialised next (real code: timm, pytorch/examples gcn)
+            """
+            w = nn.Parameter(torch.Tensor(in_dim, out_dim))
+            nn.init.xavier_normal_(w)
+            """,
+        ],
+    ),
+    "FNC006": (
+        [
+            "y = x.transpose(1, 2).view(b, -1)",
+            """
+            y = x.permute(0, 2, 1)
+            z = y.view(-1)
+            """,
+            "y = x.t().view(12)",
+            "y = x.mT.view(12)",
+            "y = torch.transpose(x, 0, 1).view(x.size(0) * 2)",
+            "y = x.permute(0, 2, 3, 1).view(b, -1, c)",
+        ],
+        [
+            "y = x.transpose(1, 2).contiguous().view(b, -1)",
+            "y = x.transpose(1, 2).reshape(b, -1)",
+            "y = x.t().view(torch.int32)",
+            "y = x.t().view(dtype)",
+            "y = x.view(3, 4)",
+            """
+            y = x.t()
+            y = y.contiguous()
+            z = y.view(-1)
+            """,
+            # views that may only split dimensions work (real code: timm's davit, pvt_v2, coat, twins)
+            "y = x.transpose(1, 2).view(b, c, h, w)",
+            "y = x.permute(1, 0).view(1, n, s, s)",
+            "y = out.permute([1, 0, 2, 3]).view(b, c, h, w)",
+            "y = x.mT.view(4, 3)",
+            "y = x.transpose(1, 2).view(*shape)",
+            # a layer called t is no Tensor.t (timm's non_local_attn)
+            """
+            t = self.t(x)
+            t = t.view(b, c, -1).permute(0, 2, 1)
+            """,
+        ],
+    ),
+    "FNC007": (
+        [
+            """
+            from torch.autograd import Variable
+            v = Variable(x, requires_grad=True)
+            """,
+            "v = torch.autograd.Variable(x, volatile=True)",
+        ],
+        [
+            "v = x.requires_grad_()",
+            """
+            from mylib import Variable
+            v = Variable(1)
+            """,
+        ],
+    ),
+    "FNC008": (
+        [
+            """
+            def sgd(params, lr):
+                for p in params:
+                    p.data.add_(-lr * p.grad)
+            """,
+            """
+            for p in model.parameters():
+                p.data -= lr * p.grad
+            """,
+            "w.data = w.data - lr * w.grad",
+            "out.data.zero_()",
+            """
+            model = nn.Linear(2, 2)
+            for x in data:
+                model(x).sum().backward()
+                model.weight.data.sub_(0.1 * model.weight.grad)
+            """,
+        ],
+        [
+            "m.weight.data.normal_(0.0, 0.02)",
+            """
+            def init_weights(m):
+                m.bias.data.zero_()
+            """,
+            """
+            with torch.no_grad():
+                for p in model.parameters():
+                    p -= lr * p.grad
+            """,
+            "snapshot = p.data.clone()",
+            "p.grad.data.zero_()",
+            "p.grad.data = p.grad.to(torch.float16)",
+            "seq.data.requires_grad_(True)",
+            "self.data.append(x)",
+            "w.data = new_weights",
+            # weight surgery under no_grad, a module just built (real code: timm's fuse(), Lightning's tests)
+            """
+            class ConvBn(nn.Module):
+                @torch.no_grad()
+                def fuse(self):
+                    self.conv.weight.data.copy_(self.conv.weight * self.scale)
+                    return self.conv
+            """,
+            """
+            with torch.no_grad():
+                conv.bias.data.add_(shift)
+            """,
+            """
+            def test_clip():
+                model = torch.nn.Linear(32, 2, bias=False)
+                model.weight.data.fill_(0.01)
+            """,
+            """
+            model = Classifier(config)
+            if pretrained:
+                model.embed.weight.data.copy_(vectors)
+            """,
+        ],
+    ),
+    "FNC009": (
+        [
+            "w = torch.randn(3, requires_grad=True).cuda()",
+            "w = torch.zeros(2, requires_grad=True).to(device)",
+            "w = torch.tensor([1.0], requires_grad=True).double()",
+        ],
+        [
+            "w = torch.randn(3, device='cuda', requires_grad=True)",
+            "w = torch.randn(3).cuda().requires_grad_()",
+            "w = torch.randn(3, requires_grad=False).cuda()",
+            "s = torch.randn(3, requires_grad=True).sum()",
+        ],
+    ),
+    "FNC010": (
+        [
+            "h = lin.register_backward_hook(hook)",
+            """
+            from torch.nn.modules.module import register_module_backward_hook
+            register_module_backward_hook(f)
+            """,
+        ],
+        [
+            "h = lin.register_full_backward_hook(hook)",
+            "h = t.register_hook(f)",
+        ],
+    ),
+    "FNC011": (
+        [
+            """
+            for p in model.parameters():
+                nn.init.xavier_uniform_(p)
+            """,
+            "_ = [torch.nn.init.kaiming_normal_(p) for p in net.parameters()]",
+            """
+            for name, p in model.named_parameters():
+                nn.init.orthogonal_(p)
+            """,
+        ],
+        [
+            """
+            for p in model.parameters():
+                if p.dim() > 1:
+                    nn.init.xavier_uniform_(p)
+            """,
+            "_ = [nn.init.xavier_uniform_(p) for p in model.parameters() if p.dim() > 1]",
+            """
+            for p in model.parameters():
+                nn.init.normal_(p, std=0.02)
+            """,
+            """
+            for n, p in model.named_parameters():
+                if 'bias' in n:
+                    continue
+                nn.init.xavier_uniform_(p)
+            """,
+            """
+            for m in model.modules():
+                nn.init.xavier_uniform_(m.weight)
+            """,
+        ],
+    ),
+    "FNC012": (
+        [
+            "nn.init.xavier_uniform(w)",
+            """
+            from torch.nn.init import kaiming_normal
+            kaiming_normal(w)
+            """,
+            "torch.nn.init.constant(w, 0.0)",
+        ],
+        [
+            "nn.init.xavier_uniform_(w)",
+            "nn.init.zeros_(b)",
+            """
+            from mylib import init
+            init.xavier_uniform(w)
+            """,
+        ],
+    ),
+    "FNC013": (
+        [
+            """
+            class M(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.layers = [nn.Linear(4, 4), nn.ReLU()]
+            """,
+            """
+            from torch import nn as tnn
+            class M(tnn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.heads = [tnn.Linear(8, 1) for _ in range(3)]
+            """,
+            """
+            class M(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.blocks = {'a': nn.Conv2d(1, 1, 3)}
+            """,
+        ],
+        [
+            """
+            class M(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.layers = nn.ModuleList([nn.Linear(4, 4)])
+            """,
+            """
+            class M(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.sizes = [4, 8]
+            """,
+            """
+            class Builder:
+                def __init__(self):
+                    self.layers = [nn.Linear(1, 1)]
+            """,
+        ],
+    ),
+    "FNC014": (
+        [
+            "best_state = model.state_dict()",
+            """
+            class T:
+                def keep(self):
+                    self.best = self.net.state_dict()
+            """,
+        ],
+        [
+            """
+            import copy
+            best_state = copy.deepcopy(model.state_dict())
+            """,
+            "state = model.state_dict()",
+            "torch.save(model.state_dict(), path)",
+        ],
+    ),
+    "FNC015": (
+        [
+            """
+            class M(nn.Module):
+                def forward(self, x):
+                    return F.dropout(x, 0.5)
+            """,
+            """
+            from torch.nn import functional as Fn
+            class M(nn.Module):
+                def forward(self, x):
+                    return Fn.dropout2d(x, p=0.1)
+            """,
+        ],
+        [
+            """
+            class M(nn.Module):
+                def forward(self, x):
+                    return F.dropout(x, 0.5, training=self.training)
+            """,
+            """
+            class M(nn.Module):
+                def forward(self, x):
+                    return F.dropout(x, 0.5, self.training)
+            """,
+            """
+            def augment(x):
+                return F.dropout(x, 0.5)
+            """,
+            """
+            class M(nn.Module):
+                def forward(self, x, F=None):
+                    return F.dropout(x)
+            """,
+        ],
+    ),
+    "FNC016": (
+        [
+            "g = F.affine_grid(theta, size)",
+            "out = torch.nn.functional.grid_sample(img, grid, mode='nearest')",
+            "g = F.affine_grid(theta, size, align_corners=None)",  # None warns as well
+            "out = F.grid_sample(img, grid, 'bilinear', 'zeros', None)",
+        ],
+        [
+            "g = F.affine_grid(theta, size, align_corners=False)",
+            "g = F.affine_grid(theta, size, align_corners=flag)",
+            "out = F.grid_sample(img, grid, 'bilinear', 'zeros', True)",
+            "g = F.affine_grid(theta, size, **kw)",
+        ],
+    ),
+    "FNC017": (
+        [
+            "y = torch.log(torch.softmax(x, dim=1))",
+            "y = F.softmax(x, -1).log()",
+            "y = torch.log(F.softmax(x, 1)[:, 0])",
+            "y = torch.log(nn.Softmax(dim=1)(x))",
+        ],
+        [
+            "y = F.log_softmax(x, 1)",
+            "y = torch.log(F.softmax(x, 1) + 1e-8)",
+            "y = torch.log(p)",
+            """
+            import scipy.special as sp
+            y = torch.log(sp.softmax(x))
+            """,
+            """
+            import numpy as np
+            from scipy.special import softmax
+            y = np.log(softmax(x))
+            """,
+        ],
+    ),
+    "FNC018": (
+        [
+            "loss = nn.BCELoss()(torch.sigmoid(z), t)",
+            "loss = F.binary_cross_entropy(z.sigmoid(), t)",
+            """
+            crit = nn.BCELoss()
+            loss = crit(torch.sigmoid(out), y)
+            """,
+            """
+            class M(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.loss_fn = nn.BCELoss()
+                def forward(self, x, y):
+                    return self.loss_fn(torch.sigmoid(x), y)
+            """,
+        ],
+        [
+            "loss = nn.BCELoss()(probs, t)",
+            "loss = nn.BCEWithLogitsLoss()(z, t)",
+            """
+            crit = nn.MSELoss()
+            loss = crit(torch.sigmoid(z), t)
+            """,
+        ],
+    ),
+    "FNC019": (
+        [
+            "loss = nn.BCEWithLogitsLoss()(torch.sigmoid(z), t)",
+            "loss = F.binary_cross_entropy_with_logits(z.sigmoid(), t)",
+        ],
+        [
+            "loss = nn.BCEWithLogitsLoss()(z, t)",
+            "loss = nn.BCELoss()(torch.sigmoid(z), t)",
+        ],
+    ),
+    "FNC020": (
+        [
+            "loss = F.cross_entropy(torch.softmax(logits, 1), y)",
+            """
+            crit = nn.CrossEntropyLoss()
+            loss = crit(out.softmax(dim=1), y)
+            """,
+            "loss = F.nll_loss(F.softmax(x, 1), y)",
+        ],
+        [
+            "loss = F.cross_entropy(logits, y)",
+            "loss = F.nll_loss(F.log_softmax(x, 1), y)",
+            "loss = F.cross_entropy(logits, torch.softmax(teacher, 1))",
+        ],
+    ),
+    "FNC021": (
+        [
+            "crit = nn.KLDivLoss()",
+            "loss = F.kl_div(logq, p)",
+            "crit = nn.KLDivLoss(reduction='mean')",
+        ],
+        [
+            "crit = nn.KLDivLoss(reduction='batchmean')",
+            "loss = F.kl_div(logq, p, reduction='sum')",
+            "loss = F.kl_div(logq, p, None, None, 'batchmean')",
+        ],
+    ),
+    "FNC022": (
+        [
+            """
+            opt = torch.optim.SGD(params, lr=0.1)
+            sched = torch.optim.lr_scheduler.StepLR(opt, 10)
+            for x in data:
+                sched.step()
+                loss(x).backward()
+                opt.step()
+            """,
+            """
+            def train(optimizer, scheduler, data):
+                for epoch in range(3):
+                    scheduler.step()
+                    for x in data:
+                        optimizer.step()
+            """,
+            """
+            S = torch.optim.lr_scheduler
+            opt = torch.optim.Adam(params)
+            lr_s = S.LambdaLR(opt, f)
+            for x in data:
+                lr_s.step()
+                scaler.step(opt)
+            """,
+        ],
+        [
+            """
+            opt = torch.optim.SGD(params, lr=0.1)
+            sched = torch.optim.lr_scheduler.StepLR(opt, 10)
+            for x in data:
+                opt.step()
+                sched.step()
+            """,
+            """
+            def train(optimizer, scheduler, data):
+                for epoch in range(3):
+                    for x in data:
+                        optimizer.step()
+                    scheduler.step()
+            """,
+            """
+            for epoch in range(3):
+                scheduler.step(val_loss)
+                optimizer.step()
+            """,
+            """
+            env.step()
+            runner.step()
+            """,
+        ],
+    ),
+    "FNC023": (
+        [
+            """
+            total = 0
+            for x, y in data:
+                loss = F.mse_loss(model(x), y)
+                loss.backward()
+                total += loss
+            """,
+            """
+            crit = nn.CrossEntropyLoss()
+            running = 0.0
+            for b, t in batches:
+                l = crit(model(b), t)
+                running = running + l
+            """,
+            """
+            def epoch(stats):
+                for x in data:
+                    loss = step(x)
+                    loss.backward()
+                    stats['loss'] += loss * x.size(0)
+            """,
+        ],
+        [
+            """
+            for x, y in data:
+                loss = F.mse_loss(model(x), y)
+                loss.backward()
+                total += loss.item()
+            """,
+            """
+            for x, y in data:
+                loss = F.mse_loss(model(x), y)
+                total += loss.detach()
+            """,
+            """
+            with torch.no_grad():
+                for x, y in data:
+                    loss = F.mse_loss(model(x), y)
+                    total += loss
+            """,
+            """
+            acc = 0
+            for x, y in data:
+                loss = F.mse_loss(model(x), y)
+                acc = acc + loss / 4
+            acc.backward()
+            """,
+            """
+            for x, y in data:
+                loss = F.mse_loss(model(x), y)
+                loss.backward()
+                loss = loss.item()
+                total += loss
+            """,
+            """
+            for x in data:
+                count = len(x)
+                n += count
+            """,
+        ],
+    ),
+    "FNC024": (
+        [
+            "scaler = torch.cuda.amp.GradScaler()",
+            "scaler = torch.cuda.amp.GradScaler() if use_amp else None",
+            """
+            with torch.cuda.amp.autocast():
+                pass
+            """,
+            """
+            from torch.cuda.amp import autocast
+            with autocast(dtype=torch.bfloat16):
+                pass
+            """,
+            """
+            @torch.cuda.amp.custom_fwd
+            def f(ctx, x):
+                return x
+            """,
+        ],
+        [
+            "scaler = torch.amp.GradScaler('cuda')",
+            """
+            with torch.autocast('cuda'):
+                pass
+            """,
+            "ok = isinstance(s, torch.cuda.amp.GradScaler)",
+            # fallbacks for a torch without torch.amp (real code: Lightning, timm)
+            "s = torch.amp.GradScaler(device=d) if TORCH_2_4 else torch.cuda.amp.GradScaler()",
+            """
+            try:
+                scaler = torch.amp.GradScaler(device=device)
+            except (AttributeError, TypeError):
+                scaler = torch.cuda.amp.GradScaler()
+            """,
+        ],
+    ),
+    "FNC025": (
+        [
+            """
+            scaler = torch.amp.GradScaler('cuda')
+            for x, y in data:
+                scaler.scale(loss_fn(model(x), y)).backward()
+                torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+                scaler.step(opt)
+                scaler.update()
+            """,
+            """
+            from torch.nn.utils import clip_grad_value_
+            def step(scaler, loss, params):
+                scaler.scale(loss).backward()
+                clip_grad_value_(params, 0.5)
+            """,
+            """
+            if use_amp:
+                scaler.scale(loss).backward()
+            else:
+                loss.backward()
+            torch.nn.utils.clip_grad_norm_(params, 1.0)
+            """,
+        ],
+        [
+            """
+            for x, y in data:
+                scaler.scale(loss_fn(model(x), y)).backward()
+                scaler.unscale_(opt)
+                torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+                scaler.step(opt)
+            """,
+            """
+            loss.backward()
+            torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+            """,
+            # the clip in the branch without the scaler (real code: pytorch/examples minGPT-ddp)
+            """
+            if use_amp:
+                scaler.scale(loss).backward()
+                scaler.step(opt)
+            else:
+                loss.backward()
+                torch.nn.utils.clip_grad_norm_(params, 1.0)
+            """,
+        ],
+    ),
+    "FNC026": (
+        [
+            """
+            from torch.utils.data import DataLoader
+            loader = DataLoader(ds, persistent_workers=True)
+            """,
+            """
+            import torch.utils.data as tud
+            loader = tud.DataLoader(ds, num_workers=0, prefetch_factor=4)
+            """,
+        ],
+        [
+            """
+            from torch.utils.data import DataLoader
+            loader = DataLoader(ds, num_workers=4, persistent_workers=True)
+            """,
+            """
+            from torch.utils.data import DataLoader
+            loader = DataLoader(ds, num_workers=n, prefetch_factor=2)
+            """,
+            """
+            from torch.utils.data import DataLoader
+            loader = DataLoader(ds, persistent_workers=False)
+            """,
+            """
+            from torch.utils.data import DataLoader
+            loader = DataLoader(ds, **options)
+            """,
+        ],
+    ),
+    "FNC027": (
+        [
+            "t = torch.from_numpy(img[..., ::-1])",
+            "t = torch.from_numpy(a[::-1])",
+        ],
+        [
+            "t = torch.from_numpy(img[..., ::-1].copy())",
+            "t = torch.from_numpy(a[::2])",
+            "t = torch.tensor(a[::-1])",
+        ],
+    ),
+    "FNC028": (
+        [
+            """
+            from torch.utils.data import DataLoader, DistributedSampler
+            sampler = DistributedSampler(ds)
+            loader = DataLoader(ds, sampler=sampler)
+            for epoch in range(10):
+                for batch in loader:
+                    pass
+            """,
+            """
+            from torch.utils.data import DataLoader
+            from torch.utils.data.distributed import DistributedSampler
+            loader = DataLoader(ds, sampler=DistributedSampler(ds))
+            for epoch in range(10):
+                for i, batch in enumerate(loader):
+                    pass
+            """,
+        ],
+        [
+            """
+            from torch.utils.data import DataLoader, DistributedSampler
+            sampler = DistributedSampler(ds)
+            loader = DataLoader(ds, sampler=sampler)
+            for epoch in range(10):
+                sampler.set_epoch(epoch)
+                for batch in loader:
+                    pass
+            """,
+            """
+            from torch.utils.data import DataLoader, DistributedSampler
+            sampler = DistributedSampler(ds, shuffle=False)
+            loader = DataLoader(ds, sampler=sampler)
+            for epoch in range(10):
+                for batch in loader:
+                    pass
+            """,
+            """
+            from torch.utils.data import DataLoader, DistributedSampler
+            loader = DataLoader(ds, sampler=DistributedSampler(ds))
+            for batch in loader:
+                pass
+            """,
+        ],
+    ),
+    "FNC029": (
+        [
+            """
+            from torch.utils.data import DataLoader
+            loader = DataLoader(ds, sampler=s, shuffle=True)
+            """,
+            """
+            from torch.utils.data import DataLoader
+            loader = DataLoader(ds, 32, True, s)
+            """,
+        ],
+        [
+            """
+            from torch.utils.data import DataLoader
+            loader = DataLoader(ds, sampler=s)
+            """,
+            """
+            from torch.utils.data import DataLoader
+            loader = DataLoader(ds, shuffle=True)
+            """,
+            """
+            from torch.utils.data import DataLoader
+            loader = DataLoader(ds, shuffle=True, sampler=None)
+            """,
+        ],
+    ),
+    "FNC030": (
+        [
+            """
+            dp = nn.DataParallel(model)
+            torch.save(dp.state_dict(), path)
+            """,
+            """
+            from torch.nn.parallel import DistributedDataParallel as DDP
+            ddp = DDP(model)
+            sd = ddp.state_dict()
+            """,
+        ],
+        [
+            """
+            dp = nn.DataParallel(model)
+            sd = dp.module.state_dict()
+            """,
+            "sd = model.state_dict()",
+        ],
+    ),
+    "FNC031": (
+        [
+            "m = torch.load(path, weights_only=False)",
+            """
+            from torch import load
+            m = load(f, map_location='cpu', weights_only=False)
+            """,
+        ],
+        [
+            "m = torch.load(path)",
+            "m = torch.load(path, weights_only=True)",
+            """
+            import pickle
+            m = pickle.load(f)
+            """,
+        ],
+    ),
+    "FNC032": (
+        [
+            "s = torch.jit.script(model)",
+            "traced = torch.jit.trace(model, x)",
+            """
+            @torch.jit.script
+            def f(x):
+                return x
+            """,
+            """
+            from torch import jit
+            jit.save(m, 'm.pt')
+            """,
+        ],
+        [
+            "c = torch.compile(model)",
+            "p = torch.export.export(model, (x,))",
+            "m = torch.jit.load('m.pt')",
+        ],
+    ),
+}
+
+# code -> [(before, after)] for --fix (PRE prepended to both); an unsafe autofix's only with --unsafe-fixes.
+FIXES: dict[str, list[tuple[str, str]]] = {
+    "FNC003": [
+        (
+            "torch.backends.cudnn.enable = False",
+            "torch.backends.cudnn.enabled = False",
+        ),
+    ],
+    "FNC006": [
+        (
+            "y = x.transpose(1, 2).view(b, -1)",
+            "y = x.transpose(1, 2).reshape(b, -1)",
+        ),
+    ],
+    "FNC012": [
+        (
+            "nn.init.xavier_uniform(w, gain=2)",
+            "nn.init.xavier_uniform_(w, gain=2)",
+        ),
+        (
+            """
+            from torch.nn.init import kaiming_normal
+            kaiming_normal(w)
+            """,
+            """
+            from torch.nn.init import kaiming_normal_, kaiming_normal
+            kaiming_normal_(w)
+            """,
+        ),
+    ],
+    "FNC016": [
+        (
+            "g = F.affine_grid(theta, size)",
+            "g = F.affine_grid(theta, size, align_corners=False)",
+        ),
+        (
+            "g = F.affine_grid(theta, size, align_corners=None)",
+            "g = F.affine_grid(theta, size, align_corners=False)",
+        ),
+        (
+            "out = F.grid_sample(img, grid, 'bilinear', 'zeros', None)",
+            "out = F.grid_sample(img, grid, 'bilinear', 'zeros', False)",
+        ),
+    ],
+    "FNC017": [
+        (
+            "y = torch.log(torch.softmax(x, dim=1))",
+            "y = torch.log_softmax(x, dim=1)",
+        ),
+        (
+            "y = F.softmax(x, -1).log()",
+            "y = F.log_softmax(x, -1)",
+        ),
+        (
+            "y = -torch.log(F.softmax(x, 1)[i, t]).mean()",
+            "y = -F.log_softmax(x, 1)[i, t].mean()",
+        ),
+        (  # a comment in the dropped parentheses is kept
+            "y = torch.log(  # probabilities\n    F.softmax(x, 1)\n)",
+            "y = (  # probabilities\n    F.log_softmax(x, 1)\n)",
+        ),
+    ],
+    "FNC018": [
+        (
+            "loss = nn.BCELoss(reduction='sum')(torch.sigmoid(z), t)",
+            "loss = nn.BCEWithLogitsLoss(reduction='sum')(z, t)",
+        ),
+        (
+            "loss = F.binary_cross_entropy(z.sigmoid(), t, weight=w)",
+            "loss = F.binary_cross_entropy_with_logits(z, t, weight=w)",
+        ),
+        (  # comments in the dropped sigmoid's parentheses are kept
+            """
+            loss = F.binary_cross_entropy(
+                torch.sigmoid(  # why
+                    z,  # logits
+                ),
+                t,
+            )
+            """,
+            """
+            loss = F.binary_cross_entropy_with_logits(
+                (  # why
+                    z  # logits
+                ),
+                t,
+            )
+            """,
+        ),
+    ],
+    "FNC024": [
+        (
+            "scaler = torch.cuda.amp.GradScaler(init_scale=1024)",
+            'scaler = torch.amp.GradScaler("cuda", init_scale=1024)',
+        ),
+        (
+            """
+            with torch.cuda.amp.autocast(dtype=torch.bfloat16):
+                pass
+            """,
+            """
+            with torch.amp.autocast("cuda", dtype=torch.bfloat16):
+                pass
+            """,
+        ),
+        (
+            """
+            with torch.cpu.amp.autocast():
+                pass
+            """,
+            """
+            with torch.amp.autocast("cpu"):
+                pass
+            """,
+        ),
+    ],
+    "FNC027": [
+        (
+            "t = torch.from_numpy(img[..., ::-1])",
+            "t = torch.from_numpy(img[..., ::-1].copy())",
+        ),
+    ],
+}
+
+# Rules whose notebook shows the wrong way only behind a runtime flag, so no code there to flag.
+NO_DEMO = {"FNC023": "09-C6", "FNC025": "10-C11", "FNC028": "12-C15"}
+
+
+def snippet(code: str) -> str:
+    return PRE + textwrap.dedent(code).strip() + "\n"
+
+
+def codes_in(code: str, rule: str) -> list[int]:
+    return [f.line for f in check_code(snippet(code), select=[rule])]
+
+
+@pytest.mark.parametrize("code", sorted(CASES))
+def test_rule_fires_on_the_wrong_way(code):
+    for fire in CASES[code][0]:
+        assert codes_in(fire, code), f"{code} did not fire on:\n{fire}"
+
+
+@pytest.mark.parametrize("code", sorted(CASES))
+def test_rule_is_quiet_on_the_right_way(code):
+    for quiet in CASES[code][1]:
+        assert not codes_in(quiet, code), f"{code} fired on:\n{quiet}"
+
+
+def test_every_rule_has_cases_and_there_are_at_least_20():
+    assert len(RULES) >= 20
+    assert set(CASES) == {r.code for r in RULES}
+    assert all(len(fire) >= 2 and len(quiet) >= 2 for fire, quiet in CASES.values())
+    assert {r.code for r in RULES if r.autofix} == set(FIXES), (
+        "every autofix rule needs a fix test, and only those"
+    )
+
+
+def test_fix_applicability_is_declared_and_explained():
+    """The rewrites that may change what the code computes are unsafe (--unsafe-fixes), and say why."""
+    assert {r.code: r.autofix for r in RULES if r.autofix} == {
+        "FNC003": "unsafe",
+        "FNC006": "safe",
+        "FNC012": "safe",
+        "FNC016": "safe",
+        "FNC017": "unsafe",
+        "FNC018": "unsafe",
+        "FNC024": "safe",
+        "FNC027": "safe",
+    }
+    for r in RULES:
+        assert bool(r.unsafe_because) == (r.autofix == "unsafe"), r.code
+        assert r.autofix != "unsafe" or "--unsafe-fixes" in (r.visitor.__doc__ or ""), r.code
+
+
+@pytest.mark.parametrize("code", sorted(FIXES))
+def test_fix_rewrites_and_the_result_parses_and_is_clean(code):
+    unsafe = next(r for r in RULES if r.code == code).autofix == "unsafe"
+    for before, after in FIXES[code]:
+        if unsafe:  # --fix alone leaves it
+            assert fix_code(snippet(before), select=[code]) == (snippet(before), 0)
+        fixed, n = fix_code(snippet(before), select=[code], unsafe=unsafe)
+        assert fixed == snippet(after) and n >= 1
+        ast.parse(fixed)
+        assert not [f for f in check_code(fixed, select=[code]) if f.fixable]
+
+
+def test_fix_leaves_reported_but_unsafe_cases_alone():
+    for code in (
+        "crit = nn.BCELoss()\nloss = crit(torch.sigmoid(z), t)",  # the criterion is built elsewhere
+        "with torch.cuda.amp.autocast(True):\n    pass",  # positional: torch.amp.autocast's order differs
+        "torch.backends.cudnn.frobnicate = 1",  # no flag it is a misspelling of
+        "y = torch.log(F.softmax(x, 1))  # noqa: FNC017",
+        "loss = F.binary_cross_entropy(torch.sigmoid(z  # a\n  ,  # b\n), t)",  # a comment would be lost
+    ):
+        assert check_code(snippet(code)) or "noqa" in code
+        assert fix_code(snippet(code), unsafe=True) == (snippet(code), 0)
+
+
+def test_fix_nests_and_noqa_silences():
+    code = snippet("y = torch.log(torch.softmax(x.t().view(6), 1))\nz = torch.log(x.softmax(1))  # noqa")
+    fixed, _ = fix_code(code, unsafe=True)
+    assert "torch.log_softmax(x.t().reshape(6), 1)" in fixed and "torch.log(x.softmax(1))  # noqa" in fixed
+    assert [f.code for f in check_code(code)] == ["FNC017", "FNC006"]
+    safe, n = fix_code(code)  # the safe fix inside, the unsafe one around it left
+    assert n == 1 and "torch.log(torch.softmax(x.t().reshape(6), 1))" in safe
+
+
+# ------------------------------------------------------------------------------------------ registry
+@cache
+def claims_of(num: str) -> set[str]:
+    nb = json.loads((ROOT / "notebooks" / f"{NOTEBOOKS[num]}.ipynb").read_text(encoding="utf-8"))
+    first = "".join(nb["cells"][0]["source"])
+    return set(re.findall(r"^- \*\*(C\d+)\*\* ", first, re.M))
+
+
+def test_registry_cites_real_claims_and_links_them():
+    from tools.sphinx_fieldnotes import claim_label
+
+    assert sorted(NOTEBOOKS.values()) == sorted(p.stem for p in (ROOT / "notebooks").glob("*.ipynb"))
+    codes = [r.code for r in RULES]
+    assert codes == [f"FNC{i:03d}" for i in range(1, len(RULES) + 1)]
+    for r in RULES:
+        num, cid = r.claim.split("-")
+        assert cid in claims_of(num), f"{r.code} cites {r.claim}, which notebook {num} does not list"
+        assert r.url == f"notebooks/{NOTEBOOKS[num]}.html#{claim_label(num, cid)}"
+        assert r.torchfix is None or re.match(r"TOR\d{3} ", r.torchfix)
+        assert r.message and r.fix and r.title and r.name == r.name.lower()
+        assert (r.visitor.__doc__ or "").strip() or r.title
+
+
+def test_rules_json_is_the_registry(capsys):
+    assert main(["rules", "--json"]) == 0
+    rows = json.loads(capsys.readouterr().out)
+    assert rows == [r.as_dict() for r in RULES]
+    assert {"code", "title", "claim", "url", "fix", "torchfix", "autofix", "unsafe_because"} <= set(rows[0])
+    assert main(["check", "--list-rules"]) == 0
+    table = {line[:6]: line for line in capsys.readouterr().out.splitlines()}
+    assert table["FNC018"].endswith("[unsafe autofix]") and table["FNC006"].endswith("[autofix]")
+    assert "autofix" not in table["FNC031"]
+
+
+# ------------------------------------------------------------------------------------------ wrong ways
+@cache
+def demo_findings(path: str) -> set[str]:
+    p = ROOT / path
+    code = read_notebook(p).code if p.suffix == ".ipynb" else p.read_text(encoding="utf-8")
+    return {f.code for f in check_code(code)}
+
+
+@pytest.mark.parametrize("rule", [r for r in RULES if r.demo], ids=lambda r: r.code)
+def test_rule_fires_where_the_notebooks_show_the_wrong_way(rule):
+    assert rule.code in demo_findings(rule.demo), f"{rule.code} finds nothing in {rule.demo}"
+
+
+def test_rules_without_a_demo_are_known():
+    assert {r.code: r.claim for r in RULES if not r.demo} == NO_DEMO
+
+
+# ------------------------------------------------------------------------------- measured on real code
+REAL_CODE = ROOT / "fieldnotes" / "check" / "measured"
+
+
+def test_real_code_sample_is_precise_and_matches_its_summary():
+    """sample.tsv: findings on public PyTorch repositories (their code is not in this repository),
+    labelled by hand; summary.json: the runs they came from. The sample cites
+    rules that exist, is at least 50 findings and at least 90% true positives, and agrees with the summary:
+    sizes, per-rule totals, and every rule labelled in full except the ones the summary says were sampled."""
+    with open(REAL_CODE / "sample.tsv", newline="", encoding="utf-8") as f:
+        rows = list(csv.DictReader(f, delimiter="\t"))
+    summary = json.loads((REAL_CODE / "summary.json").read_text(encoding="utf-8"))
+    codes = {r.code for r in RULES}
+
+    assert rows and list(rows[0]) == ["repo", "commit", "path", "line", "rule", "label", "note"]
+    assert {r["rule"] for r in rows} <= codes
+    assert {r["label"] for r in rows} <= {"TP", "FP"}
+    assert all(r["note"].strip() and r["line"].isdigit() for r in rows)
+    assert len({(r["repo"], r["path"], r["line"], r["rule"]) for r in rows}) == len(rows)
+    tp = sum(r["label"] == "TP" for r in rows)
+    assert len(rows) >= 50 and tp / len(rows) >= 0.9
+    sample = summary["sample"]
+    assert (sample["size"], sample["tp"], sample["fp"]) == (len(rows), tp, len(rows) - tp)
+
+    repos = {r["repo"]: r for r in summary["repos"]}
+    totals: Counter[str] = Counter()
+    for r in repos.values():
+        assert set(r["findings"]) <= codes and r["lines"] > 0 and r["seconds"] > 0
+        totals.update(r["findings"])
+    assert dict(totals) == summary["totals"]["findings"]
+    assert summary["totals"]["lines"] == sum(r["lines"] for r in repos.values())
+    for row in rows:
+        assert repos[row["repo"]]["commit"] == row["commit"]
+    labelled = Counter((r["repo"], r["rule"]) for r in rows)
+    assert all(n <= repos[repo]["findings"].get(code, 0) for (repo, code), n in labelled.items())
+    per_rule = Counter(r["rule"] for r in rows)
+    for code, total in totals.items():
+        sampled = sample["sampled"].get(code)
+        assert per_rule[code] == (sampled["labelled"] if sampled else total), code
+        assert sampled is None or sampled["findings"] == total
+
+
+# ------------------------------------------------------------------------------------------ CLI
+NOTEBOOK = {
+    "nbformat": 4,
+    "nbformat_minor": 5,
+    "metadata": {},
+    "cells": [
+        {"cell_type": "markdown", "id": "a", "metadata": {}, "source": ["# title"]},
+        {
+            "cell_type": "code",
+            "id": "b",
+            "metadata": {},
+            "outputs": [],
+            "execution_count": None,
+            "source": ["%matplotlib inline\n", "import torch\n", "import torch.nn.functional as F"],
+        },
+        {
+            "cell_type": "code",
+            "id": "c",
+            "metadata": {},
+            "outputs": [],
+            "execution_count": None,
+            "source": [
+                "!pip list\n",
+                "y = torch.log(F.softmax(x, 1))\n",
+                "if y is None:\n",
+                "    %time y\n",
+                "obj?",
+            ],
+        },
+        {
+            "cell_type": "code",
+            "id": "d",
+            "metadata": {},
+            "outputs": [],
+            "execution_count": None,
+            "source": ["%%bash\n", "echo torch.load(p, weights_only=False)"],
+        },
+    ],
+}
+
+
+def write(tmp_path: Path, name: str, text: str) -> Path:
+    p = tmp_path / name
+    p.write_text(text, encoding="utf-8")
+    return p
+
+
+def test_cli_exit_codes_and_format(tmp_path, capsys):
+    clean = write(tmp_path, "clean.py", snippet("y = F.log_softmax(x, 1)"))
+    dirty = write(tmp_path, "dirty.py", snippet("y = torch.log(F.softmax(x, 1))"))
+    assert main(["check", str(clean)]) == 0
+    assert main(["check", str(dirty)]) == 1
+    captured = capsys.readouterr()
+    assert (
+        captured.out.startswith(f"{dirty}:4:5: FNC017 log(softmax(x))")  # no [*]: its fix is unsafe
+        and "(see 08-C2: https://pytorch-field-notes.github.io/field-notes/notebooks/08_losses.html#claim-08-c2)"
+        in captured.out
+    )
+    assert "1 more fixable with --fix --unsafe-fixes" in captured.err
+    assert main(["check", "--unsafe-fixes", str(dirty)]) == 1
+    captured = capsys.readouterr()
+    assert f"{dirty}:4:5: FNC017 [*] " in captured.out
+    assert "(1 fixable with --fix --unsafe-fixes, marked [*])" in captured.err
+    assert main(["check", "--ignore", "FNC017", str(dirty)]) == 0
+    assert main(["check", "--select", "FNC00,FNC01", str(tmp_path)]) == 1
+    assert main(["check", "--select", "XYZ9", str(dirty)]) == 2
+    assert main(["check", str(tmp_path / "missing.py")]) == 2
+    assert "missing.py: no such file or directory" in capsys.readouterr().err
+    bad = write(tmp_path, "bad.py", "def f(:\n")
+    assert main(["check", str(bad), str(dirty)]) == 2
+    captured = capsys.readouterr()
+    assert f"{bad}:1:7: cannot parse" in captured.err and "Traceback" not in captured.err
+    assert "FNC017" in captured.out  # the other file is still checked
+
+
+def test_cli_fix_and_diff(tmp_path, capsys):
+    dirty = write(
+        tmp_path,
+        "dirty.py",
+        snippet("y = torch.log(F.softmax(x, 1))\nv = x.t().view(-1)\ns = torch.jit.script(m)"),
+    )
+    before = dirty.read_text()
+    assert main(["check", "--diff", str(dirty)]) == 1
+    out = capsys.readouterr().out
+    assert "+v = x.t().reshape(-1)" in out and "+y = F.log_softmax" not in out and dirty.read_text() == before
+    assert main(["check", "--diff", "--unsafe-fixes", str(dirty)]) == 1
+    assert "+y = F.log_softmax(x, 1)" in capsys.readouterr().out and dirty.read_text() == before
+    assert main(["check", "--fix", str(dirty)]) == 1  # only the safe rewrite: FNC006
+    assert "v = x.t().reshape(-1)" in dirty.read_text() and "torch.log(F.softmax" in dirty.read_text()
+    err = capsys.readouterr().err
+    assert "1 fixed; 1 more fixable with --fix --unsafe-fixes" in err
+    assert main(["check", "--fix", "--unsafe-fixes", str(dirty)]) == 1  # FNC032 is left: it has no rewrite
+    assert "y = F.log_softmax(x, 1)" in dirty.read_text()
+    assert "1 fixed" in capsys.readouterr().err
+
+
+def test_notebook_cells_are_mapped_and_ipython_lines_survive_a_fix(tmp_path, capsys):
+    nb = write(tmp_path, "n.ipynb", json.dumps(NOTEBOOK))
+    assert main(["check", str(nb)]) == 1
+    out = capsys.readouterr().out.splitlines()
+    assert len(out) == 1 and out[0].startswith(f"{nb}:cell_3:2:5: FNC017")  # the %%bash cell is not Python
+    assert main(["check", "--fix", "--unsafe-fixes", str(nb)]) == 0
+    cells = json.loads(nb.read_text())["cells"]
+    assert (
+        "".join(cells[2]["source"]) == "!pip list\ny = F.log_softmax(x, 1)\nif y is None:\n    %time y\nobj?"
+    )
+    assert [c["source"] for i, c in enumerate(cells) if i != 2] == [
+        c["source"] for i, c in enumerate(NOTEBOOK["cells"]) if i != 2
+    ]
+
+
+def test_notebook_cell_that_does_not_parse_is_skipped_not_the_notebook(tmp_path, capsys):
+    data = json.loads(json.dumps(NOTEBOOK))
+    bad = {**data["cells"][2], "id": "e", "source": ["x = F.affine_grid(t, s\n", "def f(:\n", "    pass"]}
+    data["cells"].insert(2, bad)  # cell 3 does not parse; the FNC017 cell is now cell 4
+    nb = write(tmp_path, "n.ipynb", json.dumps(data))
+    assert main(["check", str(nb)]) == 2
+    captured = capsys.readouterr()
+    assert captured.out.splitlines()[0].startswith(f"{nb}:cell_4:2:5: FNC017")  # numbering kept
+    (error,) = [line for line in captured.err.splitlines() if "(cell skipped)" in line]
+    assert f"{nb}:cell_3:" in error and "cannot parse" in error and "Traceback" not in captured.err
+    assert "1 notebook cell skipped" in captured.err
+    assert main(["check", "--fix", "--unsafe-fixes", str(nb)]) == 2  # the other cells are fixed
+    cells = json.loads(nb.read_text())["cells"]
+    assert "".join(cells[2]["source"]) == "".join(bad["source"]) and "F.log_softmax" in "".join(
+        cells[3]["source"]
+    )
+
+
+def test_directories_skip_hidden_environment_and_excluded_paths(tmp_path, capsys):
+    dirty = snippet("y = torch.log(F.softmax(x, 1))")
+    for name in (
+        "src/a.py",
+        "src/gen/b.py",
+        "src/c_pb2.py",
+        ".venv/lib/site.py",
+        "venv/lib/v.py",
+        "lib/site-packages/s.py",
+        "build/lib/b.py",
+        "node_modules/n.py",
+        ".hidden/h.py",
+        "src/.h.py",
+    ):
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        write(tmp_path, name, dirty)
+    write(tmp_path, ".venv/n.ipynb", json.dumps(NOTEBOOK))
+    assert main(["check", str(tmp_path)]) == 1
+    found = {line.split(":")[0] for line in capsys.readouterr().out.splitlines()}
+    assert found == {str(tmp_path / n) for n in ("src/a.py", "src/gen/b.py", "src/c_pb2.py")}
+    assert main(["check", "--exclude", "*_pb2.py", "--exclude", "src/gen", str(tmp_path)]) == 1
+    assert {line.split(":")[0] for line in capsys.readouterr().out.splitlines()} == {
+        str(tmp_path / "src/a.py")
+    }
+    explicit = tmp_path / ".venv/lib/site.py"  # a file given by name is checked, wherever it is
+    assert main(["check", "--exclude", "site.py", str(explicit)]) == 1
+    assert capsys.readouterr().out.startswith(f"{explicit}:")
+
+
+def test_console_script_and_module_entry_point(tmp_path):
+    dirty = write(tmp_path, "dirty.py", snippet("y = torch.log(F.softmax(x, 1))"))
+    script = Path(sys.executable).parent / "fieldnotes"
+    assert script.exists(), "the console script is missing: run make setup (pip install -e .)"
+    for cmd in ([str(script)], [sys.executable, "-m", "fieldnotes"]):
+        run = subprocess.run([*cmd, "check", str(dirty)], capture_output=True, text=True)
+        assert run.returncode == 1 and "FNC017" in run.stdout
+
+
+def test_checking_python_imports_neither_libcst_nor_nbformat(tmp_path):
+    """Both take long to import (nbformat pulls in jsonschema): a hook run must not pay for them."""
+    nb = write(tmp_path, "n.ipynb", json.dumps(NOTEBOOK))
+    code = (
+        "import sys; from fieldnotes.check.cli import main; main(['check', sys.argv[1]]); "
+        "assert not {'libcst', 'nbformat'} & set(sys.modules), sorted(sys.modules)"
+    )
+    run = subprocess.run([sys.executable, "-c", code, str(nb)], capture_output=True, text=True, cwd=ROOT)
+    assert run.returncode == 0, run.stderr
+
+
+# ------------------------------------------------------------------------------- flake8, pre-commit
+def test_flake8_plugin(tmp_path, capsys):
+    from importlib.metadata import entry_points
+
+    from flake8.api import legacy
+
+    assert [e.value for e in entry_points(group="flake8.extension", name="FNC")] == [
+        "fieldnotes.check.flake8_plugin:FieldNotesChecker"
+    ], "the flake8 entry point is not installed: run make setup (pip install -e .)"
+
+    path = write(
+        tmp_path,
+        "m.py",
+        snippet("class M(nn.Module):\n    def forward(self, x):\n        return F.dropout(x, 0.5)\n")
+        + "y = torch.log(F.softmax(x, 1))  # noqa: FNC017\n",
+    )
+    report = legacy.get_style_guide(select=["FNC"]).check_files([str(path)])
+    out = capsys.readouterr().out
+    assert report.total_errors == 1 and report.get_statistics("FNC015")
+    assert f"{path}:6:16: FNC015 F.dropout ignores model.eval()" in out and "(05-C8)" in out
+
+
+def test_pre_commit_hook_definition():
+    from pre_commit.clientlib import load_manifest
+
+    (hook,) = load_manifest(str(ROOT / ".pre-commit-hooks.yaml"))
+    scripts = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["scripts"]
+    assert hook["entry"].split()[0] in scripts and hook["entry"].split()[1] == "check"
+    assert set(hook["types_or"]) == {"python", "jupyter"} and hook["language"] == "python"
