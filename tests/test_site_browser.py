@@ -257,6 +257,26 @@ def test_ledger_page_counts_every_stored_ledger_line(site):
     assert len(re.findall(r'<tr class="row-(?:odd|even)" id="ledger-\d\d-c\d+"', text)) >= stored
 
 
+def test_rules_page_and_the_claims_that_prove_them_link_both_ways(site):
+    """Every `fieldnotes check` rule has a row (its anchor) linking to the claim it cites; that claim's cell
+    on its notebook page and its ledger row link back to the rule (internal links are checked above)."""
+    from fieldnotes.check.base import claim_url
+    from fieldnotes.check.rules import RULES
+
+    rules = (site / "rules.html").read_text(encoding="utf-8")
+    ledger_page = (site / "claims.html").read_text(encoding="utf-8")
+    for r in RULES:
+        row = re.search(rf'<tr class="row-(?:odd|even)" id="rule-{r.code.lower()}">(.*?)</tr>', rules, re.S)
+        assert row, f"{r.code}: no row on the rules page"
+        page, anchor = claim_url(r.claim).split("#")
+        assert f'href="{page}#{anchor}"' in row[1], f"{r.code}: no link to {r.claim}"
+        nb_page = (site / page).read_text(encoding="utf-8")
+        back = nb_page.split(f'id="{anchor}"', 1)[1][:2000]
+        assert f'href="../rules.html#rule-{r.code.lower()}"' in back, f"{r.claim}: no link back to {r.code}"
+        ledger_row = re.search(rf'id="ledger-{r.claim.lower()}">(.*?)</tr>', ledger_page, re.S)
+        assert ledger_row and f"rules.html#rule-{r.code.lower()}" in ledger_row[1], f"ledger {r.claim}"
+
+
 def test_version_grid_what_changed_and_holds_on(site, base_url, browser):
     """One visible grid cell per recorded torch version and claim, with the version as its tooltip; the
     what-changed page lists every claim whose check branches on the version; each notebook says where it

@@ -37,6 +37,7 @@ from sphinx.application import Sphinx
 from sphinx.search.zh import SearchChinese
 from sphinx.util import logging
 
+from fieldnotes.check.rules import RULES
 from helpers.claims import REFERENCE_KINDS
 from tools import porter_js
 from tools.notebooks import (
@@ -59,7 +60,9 @@ STATIC = SITE / "_static"
 RELEASE_URL = "https://github.com/pytorch/pytorch/releases/tag/v{}"
 SYMBOL = {"pass": "✔", "fail": "✘", "not reached": "·", "skipped": "⊘", None: "?"}
 #: The pages the directives generate: rebuilt whenever anything is (they depend on every notebook).
-GENERATED = ("index", "claims", "changes", "errors", "glossary", "coverage")
+GENERATED = ("index", "claims", "changes", "errors", "glossary", "coverage", "rules")
+#: What `fieldnotes check` was measured on (public repositories, a hand-labelled sample of its findings).
+MEASURED = ROOT / "fieldnotes" / "check" / "measured"
 #: Packages the notebooks import: where a record ran them at other versions than the lock, the page says so.
 RUNTIME_PINS = (
     "numpy",
@@ -85,6 +88,19 @@ def minor(version: str) -> str:
 def claim_label(num: str, cid: str) -> str:
     """The target of a claim's cell on its notebook page, e.g. ``claim-16-c10``."""
     return f"claim-{num}-{cid.lower()}"
+
+
+def rule_label(code: str) -> str:
+    """The target of a `fieldnotes check` rule on the rules page, e.g. ``rule-fnc018``."""
+    return f"rule-{code.lower()}"
+
+
+def rules_by_claim() -> dict[str, list[str]]:
+    """``NN-Cn`` -> the codes of the rules that cite it (the claim proves what the rule finds)."""
+    out: dict[str, list[str]] = {}
+    for r in RULES:
+        out.setdefault(r.claim, []).append(r.code)
+    return out
 
 
 def env_note(rec: VerificationRecord) -> str:
@@ -589,6 +605,15 @@ class _Directive(Directive):
             return xref(self.docname, claim_label(num, cid), nodes.literal(f"{num}-{cid}", f"{num}-{cid}"))
         return nodes.Text(f"{num}-{cid}")
 
+    def rule_link(self, code: str) -> nodes.Node:
+        """A link to a `fieldnotes check` rule on the rules page."""
+        return xref(self.docname, rule_label(code), nodes.inline(code, code, classes=["fn-rule"]))
+
+    def label(self, name: str, title: str) -> None:
+        """Make ``name`` (an id on this page) a target other pages can link to."""
+        self.env.domaindata["std"]["labels"][name] = (self.docname, name, title)
+        self.env.domaindata["std"]["anonlabels"][name] = (self.docname, name)
+
 
 class SummaryDirective(_Directive):
     """The landing page's line of counts and links."""
@@ -604,6 +629,8 @@ class SummaryDirective(_Directive):
                 " · ",
                 xref(self.docname, "/errors", "error index", "doc"),
                 f" ({n_err} error messages: paste yours into the search box) · ",
+                xref(self.docname, "/rules", "check your code", "doc"),
+                f" ({len(RULES)} rules, each proved by a claim) · ",
                 xref(self.docname, "/glossary", "glossary 术语表", "doc"),
                 " (Chinese terms) · ",
                 xref(self.docname, "/coverage", "coverage of the source notes", "doc"),
@@ -666,19 +693,16 @@ class ClaimsDirective(_Directive):
         for nb in s.notebooks:
             sec = nodes.section(ids=[f"claims-{nb.num}"], names=[f"claims-{nb.num}"])
             sec += nodes.title("", "", self.nb_link(nb))
-            self.env.domaindata["std"]["labels"][f"claims-{nb.num}"] = (
-                self.docname,
-                f"claims-{nb.num}",
-                f"claims of {nb.num}",
-            )
-            self.env.domaindata["std"]["anonlabels"][f"claims-{nb.num}"] = (self.docname, f"claims-{nb.num}")
+            self.label(f"claims-{nb.num}", f"claims of {nb.num}")
             rows = []
+            backs = rules_by_claim()
             for e, status in nb.entries():
                 cid = f"{nb.num}-{e.cid}"
+                rules = [[" ", self.rule_link(code)] for code in backs.get(cid, [])]
                 rows.append(
                     (
                         [
-                            self.claim_link(nb.num, e.cid),
+                            [self.claim_link(nb.num, e.cid), *rules],
                             s.matrix.grid(nb.stem, e.cid),
                             s.matrix.gpu_cell(nb.stem, e.cid),
                             status,
@@ -969,6 +993,91 @@ class StampDirective(_Directive):
         return [box]
 
 
+class RulesDirective(_Directive):
+    """The `fieldnotes check` rules (fieldnotes.check.rules.RULES): what each finds, the claim that proves
+    it, the fix; then what the checker found in public code (``fieldnotes/check/measured/``)."""
+
+    def run(self) -> list[nodes.Node]:
+        rows = []
+        for r in RULES:
+            self.label(rule_label(r.code), f"{r.code}: {r.title}")
+            notes = []
+            if r.autofix == "safe":
+                notes.append(emph("--fix rewrites it. "))
+            elif r.autofix == "unsafe":
+                notes += [emph("--fix --unsafe-fixes rewrites it"), f" ({r.unsafe_because}). "]
+            if r.torchfix:
+                notes += ["TorchFix: ", r.torchfix]
+            rows.append(
+                (
+                    [
+                        nodes.literal(r.code, r.code),
+                        [strong(r.title), ": ", *text_nodes(r.message)],
+                        self.claim_link(*r.claim.split("-")),
+                        [*text_nodes(r.fix), " ", *notes] if notes else text_nodes(r.fix),
+                    ],
+                    [rule_label(r.code)],
+                )
+            )
+        out: list[nodes.Node] = [
+            table(["rule", "what it finds", "claim", "fix"], rows, ["fn-rules"], [12, 41, 9, 38])
+        ]
+        summary = MEASURED / "summary.json"
+        if summary.exists():
+            out += self.measured(json.loads(summary.read_text(encoding="utf-8")))
+        return out
+
+    def measured(self, m: dict) -> list[nodes.Node]:
+        """The per-repository table and the labelled sample's precision."""
+        sec = nodes.section(ids=["measured-on-public-code"], names=["measured on public code"])
+        sec += nodes.title("", "Measured on public code")
+        rows = []
+        for repo in m["repos"]:
+            found = ", ".join(f"{code} {n}" for code, n in sorted(repo["findings"].items()) if n) or "none"
+            rows.append(
+                (
+                    [
+                        nodes.reference(
+                            repo["repo"], repo["repo"], refuri=f"https://github.com/{repo['repo']}"
+                        ),
+                        nodes.literal(repo["commit"][:7], repo["commit"][:7]),
+                        f"{repo['lines']:,}",
+                        f"{repo['seconds']:.2f} s",
+                        found,
+                    ],
+                    [],
+                )
+            )
+        lines = sum(r["lines"] for r in m["repos"])
+        seconds = sum(r["seconds"] for r in m["repos"])
+        sample = m["sample"]
+        with open(MEASURED / "sample.tsv", newline="", encoding="utf-8") as f:
+            labelled = list(csv.DictReader(f, delimiter="\t"))
+        in_tests = sum(
+            r["label"] == "TP"
+            and ("tests" in Path(r["path"]).parts or Path(r["path"]).name.startswith("test_"))
+            for r in labelled
+        )
+        sec += para(
+            f"{len(m['repos'])} public repositories, {lines:,} lines of Python (files and notebook cells), "
+            f"checked in {seconds:.1f} s ({10_000 * seconds / lines:.2f} s per 10,000 lines on "
+            f"{m.get('machine', 'this machine')}). A hand-labelled sample of {sample['size']} findings: "
+            f"{sample['tp']} true, {sample['fp']} false, precision {sample['tp'] / sample['size']:.0%} "
+            "(true: the code does what the rule describes; every labelled finding, with the reason for its "
+            "label: ",
+            nodes.literal("fieldnotes/check/measured/sample.tsv", "fieldnotes/check/measured/sample.tsv"),
+            f"). {in_tests} of the true findings are in test code, where the advice matters less (a test "
+            "loading a checkpoint it wrote itself with weights_only=False, TorchScript kept under test).",
+        )
+        sec += table(
+            ["repository", "commit", "lines", "time", "findings per rule"],
+            rows,
+            ["fn-measured"],
+            [26, 10, 10, 9, 45],
+        )
+        return [sec]
+
+
 # ------------------------------------------------------------------------------------------- events
 def stamp_notebook(app: Sphinx, docname: str, source: list[str]) -> None:
     """Insert the stamp and the claim/error targets into the page (never into the repository's file)."""
@@ -976,7 +1085,14 @@ def stamp_notebook(app: Sphinx, docname: str, source: list[str]) -> None:
     if nb_info is None:
         return
     nb = nbformat.reads(source[0], as_version=4)
+    backs = rules_by_claim()
     for i, label in sorted(nb_info.anchors, key=lambda a: a[0], reverse=True):
+        num, cid = label.split("-")[1:] if label.startswith("claim-") else ("", "")
+        codes = backs.get(f"{num}-{cid.upper()}", [])
+        if codes:  # the claim proves a `fieldnotes check` rule: say so where the reader sees the claim
+            links = ", ".join(f"{{ref}}`{code} <{rule_label(code)}>`" for code in codes)
+            note = f"`fieldnotes check` finds this in your code: {links}"
+            nb.cells.insert(i, nbformat.v4.new_markdown_cell(f"```{{container}} fn-rule-note\n{note}\n```"))
         nb.cells.insert(i, nbformat.v4.new_markdown_cell(f"({label})="))
     nb.cells.insert(1, nbformat.v4.new_markdown_cell("```{fieldnotes-stamp}\n```"))
     source[0] = nbformat.writes(nb)
@@ -1195,6 +1311,7 @@ def setup(app: Sphinx) -> dict[str, Any]:
         "fieldnotes-glossary": GlossaryDirective,
         "fieldnotes-coverage": CoverageDirective,
         "fieldnotes-stamp": StampDirective,
+        "fieldnotes-rules": RulesDirective,
     }.items():
         app.add_directive(name, directive)
     app.connect("source-read", stamp_notebook)
