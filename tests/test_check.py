@@ -1339,6 +1339,11 @@ def test_cli_fix_and_diff(tmp_path, capsys):
     assert "+v = x.t().reshape(-1)" in out and "+y = F.log_softmax" not in out and dirty.read_text() == before
     assert main(["check", "--diff", "--unsafe-fixes", str(dirty)]) == 1
     assert "+y = F.log_softmax(x, 1)" in capsys.readouterr().out and dirty.read_text() == before
+    assert (
+        main(["check", "--fix", "--diff", str(dirty)]) == 1
+    )  # --diff previews: nothing written, findings stay
+    assert "1 would be rewritten as shown (nothing written)" in capsys.readouterr().err
+    assert dirty.read_text() == before
     assert main(["check", "--fix", str(dirty)]) == 1  # only the safe rewrite: FNC006
     assert "v = x.t().reshape(-1)" in dirty.read_text() and "torch.log(F.softmax" in dirty.read_text()
     err = capsys.readouterr().err

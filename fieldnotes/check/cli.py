@@ -164,7 +164,7 @@ def check_file(path: Path, args: argparse.Namespace) -> FileReport:
                     fixed = code
             elif fixed != code:
                 path.write_text(fixed, encoding="utf-8")
-            if args.fix:
+            if args.fix and not args.diff:  # (--diff only shows the rewrite: the findings stay)
                 code = fixed
         findings = check_code(code, args.select, args.ignore)
     except SyntaxError as e:
@@ -213,7 +213,9 @@ def cmd_check(args: argparse.Namespace) -> int:
         unsafe += report.unsafe
         skipped += len(report.skipped)
     summary = f"{findings} finding{'s' * (findings != 1)} in {len(files)} file{'s' * (len(files) != 1)}"
-    if args.fix:
+    if args.diff:
+        summary += f"; {fixes} would be rewritten as shown (nothing written)"
+    elif args.fix:
         summary += f"; {fixes} fixed"
     elif fixable:
         flags = "--fix --unsafe-fixes" if args.unsafe_fixes else "--fix"
