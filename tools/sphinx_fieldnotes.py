@@ -573,6 +573,11 @@ def para(*content: Any, classes: list[str] | None = None) -> nodes.paragraph:
     return nodes.paragraph("", "", *_as_nodes(list(content)), classes=classes or [])
 
 
+def block(*content: Any) -> nodes.inline:
+    """Content shown on a line of its own inside a table cell."""
+    return nodes.inline("", "", *_as_nodes(list(content)), classes=["fn-block"])
+
+
 def strong(text: str) -> nodes.strong:
     return nodes.strong(text, text)
 
@@ -687,7 +692,11 @@ class ClaimsDirective(_Directive):
                 emph("GPU"),
                 ": from recorded GPU runs (",
                 nodes.literal("site/verification/", "site/verification/"),
-                "); not run until one is recorded.",
+                "); not run until one is recorded. ",
+                emph("FNC"),
+                " codes beside a claim: the ",
+                xref(self.docname, "/rules", "fieldnotes check rules", "doc"),
+                " that claim proves.",
             )
         ]
         for nb in s.notebooks:
@@ -1001,20 +1010,21 @@ class RulesDirective(_Directive):
         rows = []
         for r in RULES:
             self.label(rule_label(r.code), f"{r.code}: {r.title}")
-            notes = []
+            notes = []  # each on its own line below the fix
             if r.autofix == "safe":
-                notes.append(emph("--fix rewrites it. "))
+                notes.append(block(nodes.literal("--fix", "--fix"), " rewrites it."))
             elif r.autofix == "unsafe":
-                notes += [emph("--fix --unsafe-fixes rewrites it"), f" ({r.unsafe_because}). "]
+                flags = "--fix --unsafe-fixes"
+                notes.append(block(nodes.literal(flags, flags), f" rewrites it ({r.unsafe_because})."))
             if r.torchfix:
-                notes += ["TorchFix: ", r.torchfix]
+                notes.append(block(emph("TorchFix: "), r.torchfix))
             rows.append(
                 (
                     [
                         nodes.literal(r.code, r.code),
                         [strong(r.title), ": ", *text_nodes(r.message)],
                         self.claim_link(*r.claim.split("-")),
-                        [*text_nodes(r.fix), " ", *notes] if notes else text_nodes(r.fix),
+                        [*text_nodes(r.fix), *notes],
                     ],
                     [rule_label(r.code)],
                 )
@@ -1065,7 +1075,12 @@ class RulesDirective(_Directive):
             f"{sample['tp']} true, {sample['fp']} false, precision {sample['tp'] / sample['size']:.0%} "
             "(true: the code does what the rule describes; every labelled finding, with the reason for its "
             "label: ",
-            nodes.literal("fieldnotes/check/measured/sample.tsv", "fieldnotes/check/measured/sample.tsv"),
+            nodes.reference(
+                "",
+                "",
+                nodes.literal("fieldnotes/check/measured/sample.tsv", "fieldnotes/check/measured/sample.tsv"),
+                refuri=f"{self.env.config.fieldnotes_repo_url}/blob/main/fieldnotes/check/measured/sample.tsv",
+            ),
             f"). {in_tests} of the true findings are in test code, where the advice matters less (a test "
             "loading a checkpoint it wrote itself with weights_only=False, TorchScript kept under test).",
         )
