@@ -31,13 +31,27 @@ __all__ = [
     "RangeStream",
     "ShardedRangeStream",
     "PidDataset",
+    "check_length",
+    "check_index",
 ]
 
 
-def _check_length(n: int) -> int:
+def check_length(n: int) -> int:
+    """``n`` if it is a positive int (a dataset's length), else ValueError."""
     if isinstance(n, bool) or not isinstance(n, int) or n < 1:
         raise ValueError(f"dataset length must be a positive int, got {n!r}")
     return n
+
+
+def check_index(i: object, n: int) -> int:
+    """``i`` as an int if it indexes a dataset of length ``n`` (Python, NumPy or 0-dim tensor integers):
+    TypeError for a bool or a non-integer, IndexError outside ``[0, n)``."""
+    if isinstance(i, bool):
+        raise TypeError("index must be an integer, got a bool")
+    i = operator.index(i)  # int, NumPy or 0-dim tensor integers; TypeError for anything else
+    if not 0 <= i < n:
+        raise IndexError(f"index {i} out of range for a dataset of length {n}")
+    return i
 
 
 def _worker_id() -> int:
@@ -49,7 +63,7 @@ class GlobalNumpyDataset(Dataset):
     """Draws from NumPy's *global* RNG in ``__getitem__`` (the source notes' pattern)."""
 
     def __init__(self, n: int) -> None:
-        self.n = _check_length(n)
+        self.n = check_length(n)
 
     def __len__(self) -> int:
         return self.n
@@ -62,7 +76,7 @@ class OwnedRngDataset(Dataset):
     """Owns a ``np.random.default_rng`` created in ``__init__``: copied into every worker."""
 
     def __init__(self, n: int, seed: int | None = 0) -> None:
-        self.n = _check_length(n)
+        self.n = check_length(n)
         self.rng = np.random.default_rng(seed)
 
     def __len__(self) -> int:
@@ -76,7 +90,7 @@ class _ReportDataset(Dataset):
     """Item ``i`` is ``(i, self.report(), worker id)``: what a subclass reads inside whoever loads it."""
 
     def __init__(self, n: int) -> None:
-        self.n = _check_length(n)
+        self.n = check_length(n)
 
     def __len__(self) -> int:
         return self.n
@@ -210,7 +224,7 @@ class RangeStream(IterableDataset):
     """
 
     def __init__(self, n: int) -> None:
-        self.n = _check_length(n)
+        self.n = check_length(n)
 
     def __iter__(self) -> Iterator[tuple[int, int]]:
         for i in range(self.n):  # every worker runs this whole loop
@@ -239,7 +253,7 @@ class PidDataset(Dataset):
     """
 
     def __init__(self, n: int, log_path: str | os.PathLike[str] | None = None) -> None:
-        self.n = _check_length(n)
+        self.n = check_length(n)
         if log_path is not None and not isinstance(log_path, (str, os.PathLike)):
             raise ValueError(f"log_path must be None, a str or a path, got {type(log_path).__name__}")
         self.log_path = None if log_path is None else os.fspath(log_path)
@@ -248,11 +262,7 @@ class PidDataset(Dataset):
         return self.n
 
     def __getitem__(self, i: int) -> tuple[int, int]:
-        if isinstance(i, bool):
-            raise TypeError("index must be an integer, got a bool")
-        i = operator.index(i)  # int, NumPy or 0-dim tensor integers; TypeError for anything else
-        if not 0 <= i < self.n:
-            raise IndexError(f"index {i} out of range for a PidDataset of length {self.n}")
+        i = check_index(i, self.n)
         pid = os.getpid()
         if self.log_path is not None:
             fd = os.open(self.log_path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)

@@ -13,31 +13,16 @@ Dataset in the notebook: its workers are forked, so they inherit the class.
 from __future__ import annotations
 
 import math
-import operator
 import time
-from typing import Any
 
 from torch.utils.data import Dataset
+
+from helpers.data import check_index, check_length
 
 __all__ = ["COST_MODES", "CostlyDataset"]
 
 #: How :class:`CostlyDataset` spends an item's cost.
 COST_MODES = ("sleep", "spin")
-
-
-def _check_positive_int(n: Any, what: str) -> int:
-    if isinstance(n, bool) or not isinstance(n, int) or n < 1:
-        raise ValueError(f"{what} must be a positive int, got {n!r}")
-    return n
-
-
-def _check_index(i: Any, n: int) -> int:
-    if isinstance(i, bool):
-        raise TypeError("index must be an integer, got a bool")
-    i = operator.index(i)  # int, NumPy or 0-dim tensor integers; TypeError for anything else
-    if not 0 <= i < n:
-        raise IndexError(f"index {i} out of range for a dataset of length {n}")
-    return i
 
 
 class CostlyDataset(Dataset):
@@ -50,7 +35,7 @@ class CostlyDataset(Dataset):
     """
 
     def __init__(self, n: int, cost_s: float, mode: str = "sleep") -> None:
-        self.n = _check_positive_int(n, "dataset length")
+        self.n = check_length(n)
         if (
             isinstance(cost_s, bool)
             or not isinstance(cost_s, (int, float))
@@ -67,7 +52,7 @@ class CostlyDataset(Dataset):
         return self.n
 
     def __getitem__(self, i: int) -> int:
-        i = _check_index(i, self.n)
+        i = check_index(i, self.n)
         if self.cost_s > 0:
             if self.mode == "sleep":
                 time.sleep(self.cost_s)

@@ -3,6 +3,7 @@
 import collections
 import os
 
+import numpy as np
 import pytest
 import torch
 from torch.utils.data import DataLoader
@@ -37,16 +38,21 @@ def test_unsharded_stream_repeats_per_worker_and_sharded_does_not(workers):
     assert hd.workers_gone()
 
 
+def test_check_index_takes_integers_in_range():
+    assert [hd.check_index(i, 3) for i in (0, np.int64(2), torch.tensor(1))] == [0, 2, 1]
+    for bad in (3, -1):
+        with pytest.raises(IndexError, match="out of range"):
+            hd.check_index(bad, 3)
+    for bad in (True, 1.0, "1"):
+        with pytest.raises(TypeError):
+            hd.check_index(bad, 3)
+
+
 def test_pid_dataset_items_and_index_checks():
     ds = hd.PidDataset(3)
     assert len(ds) == 3 and ds[2] == (2, os.getpid()) and ds[torch.tensor(1)] == (1, os.getpid())
-    for bad in (3, -1):
-        with pytest.raises(IndexError, match="out of range"):
-            ds[bad]
-    with pytest.raises(TypeError):
-        ds[True]
-    with pytest.raises(TypeError):
-        ds[1.0]
+    with pytest.raises(IndexError, match="out of range"):
+        ds[3]
     with pytest.raises(ValueError, match="without a log_path"):
         ds.read_log()
     with pytest.raises(ValueError, match="log_path"):
