@@ -31,13 +31,13 @@ __all__ = [
     "RangeStream",
     "ShardedRangeStream",
     "PidDataset",
-    "check_length",
     "check_index",
 ]
 
 
-def check_length(n: int) -> int:
-    """``n`` if it is a positive int (a dataset's length), else ValueError."""
+def _check_length(n: int) -> int:
+    """``n`` if it is a positive int (a dataset's length), else ValueError (helpers.workers uses it too;
+    the name stays private: notebook 00 prints the source of a dataset that calls it)."""
     if isinstance(n, bool) or not isinstance(n, int) or n < 1:
         raise ValueError(f"dataset length must be a positive int, got {n!r}")
     return n
@@ -63,7 +63,7 @@ class GlobalNumpyDataset(Dataset):
     """Draws from NumPy's *global* RNG in ``__getitem__`` (the source notes' pattern)."""
 
     def __init__(self, n: int) -> None:
-        self.n = check_length(n)
+        self.n = _check_length(n)
 
     def __len__(self) -> int:
         return self.n
@@ -76,7 +76,7 @@ class OwnedRngDataset(Dataset):
     """Owns a ``np.random.default_rng`` created in ``__init__``: copied into every worker."""
 
     def __init__(self, n: int, seed: int | None = 0) -> None:
-        self.n = check_length(n)
+        self.n = _check_length(n)
         self.rng = np.random.default_rng(seed)
 
     def __len__(self) -> int:
@@ -90,7 +90,7 @@ class _ReportDataset(Dataset):
     """Item ``i`` is ``(i, self.report(), worker id)``: what a subclass reads inside whoever loads it."""
 
     def __init__(self, n: int) -> None:
-        self.n = check_length(n)
+        self.n = _check_length(n)
 
     def __len__(self) -> int:
         return self.n
@@ -224,7 +224,7 @@ class RangeStream(IterableDataset):
     """
 
     def __init__(self, n: int) -> None:
-        self.n = check_length(n)
+        self.n = _check_length(n)
 
     def __iter__(self) -> Iterator[tuple[int, int]]:
         for i in range(self.n):  # every worker runs this whole loop
@@ -253,7 +253,7 @@ class PidDataset(Dataset):
     """
 
     def __init__(self, n: int, log_path: str | os.PathLike[str] | None = None) -> None:
-        self.n = check_length(n)
+        self.n = _check_length(n)
         if log_path is not None and not isinstance(log_path, (str, os.PathLike)):
             raise ValueError(f"log_path must be None, a str or a path, got {type(log_path).__name__}")
         self.log_path = None if log_path is None else os.fspath(log_path)

@@ -17,7 +17,7 @@ import time
 
 from torch.utils.data import Dataset
 
-from helpers.data import check_index, check_length
+from helpers.data import _check_length, check_index
 
 __all__ = ["COST_MODES", "CostlyDataset"]
 
@@ -35,7 +35,7 @@ class CostlyDataset(Dataset):
     """
 
     def __init__(self, n: int, cost_s: float, mode: str = "sleep") -> None:
-        self.n = check_length(n)
+        self.n = _check_length(n)
         if (
             isinstance(cost_s, bool)
             or not isinstance(cost_s, (int, float))
