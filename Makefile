@@ -11,7 +11,7 @@ export PATH := $(CURDIR)/$(VENV)/bin:$(PATH)
 JOBS   ?= 2
 NB     ?=
 
-.PHONY: help setup test site serve lab execute lock stress loadtest matrix screenshots clean
+.PHONY: help setup test site serve lab execute lock stress loadtest matrix screenshots clean gpu-kit gpu-rehearsal
 help:
 	@echo "make site     build the static site from the stored outputs into _build/html"
 	@echo "make test     helper + hygiene + site tests, then every notebook under nbval"
@@ -23,6 +23,8 @@ help:
 	@echo "make loadtest 10 runs of each timing notebook while 2 CPU-bound processes compete"
 	@echo "make screenshots  rebuild the README's pictures of the site (figures/site_*.png)"
 	@echo "make matrix   run every notebook under other torch versions (TORCH=\"2.11.0 2.15.0\"), write records"
+	@echo "make gpu-kit  the wheels a lent GPU machine lacks, into .whl/ (tools/gpu/run.sh runs there)"
+	@echo "make gpu-rehearsal  tools/gpu/run.sh here, with the GPU machine's torch and package versions"
 	@echo "make clean    remove _build (keeps .venv)"
 
 # pyproject.toml too: the project itself is installed (its console script and flake8 plugin).
@@ -81,6 +83,13 @@ TORCH ?= 2.0.1 2.1.2 2.2.2 2.3.1 2.4.1 2.5.1 2.6.0 2.7.1 2.8.0 2.9.1 2.10.0 2.11
 # STALE=1 re-runs just the notebooks whose sources changed since each version's record.
 matrix: $(STAMP)
 	$(BIN)/python tools/matrix.py $(TORCH) $(if $(DROP),--drop) $(if $(STALE),--stale) $(if $(ONLY),--only $(ONLY))
+
+# The GPU half in one device call (README, "Running on a GPU runner"): the kit travels as .whl/.
+gpu-kit: $(STAMP)
+	$(BIN)/python tools/gpu_kit.py download
+
+gpu-rehearsal: $(STAMP)
+	$(BIN)/python tools/gpu_kit.py rehearse
 
 lock: $(STAMP)
 	$(BIN)/python tools/lock.py

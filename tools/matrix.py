@@ -101,9 +101,14 @@ def _execute_one(path: str, jobs: int) -> tuple[str, str | None, float]:
 
 
 def record_here(
-    asked: str | None, jobs: int, out_dir: Path, only: list[str] | None = None
+    asked: str | None,
+    jobs: int,
+    out_dir: Path,
+    only: list[str] | None = None,
+    save_executed: Path | None = None,
 ) -> VerificationRecord:
-    """Run every notebook with this interpreter's torch and write its verification record."""
+    """Run every notebook with this interpreter's torch and write its verification record (and, with
+    ``save_executed``, each executed copy there: what a failing cell printed on a GPU runner)."""
     import torch  # noqa: PLC0415
 
     version = torch.__version__.split("+")[0]
@@ -134,6 +139,9 @@ def record_here(
             path = futures[fut]
             text, failure, seconds = fut.result()
             run = nbformat.reads(text, as_version=4)
+            if save_executed is not None:
+                save_executed.mkdir(parents=True, exist_ok=True)
+                (save_executed / path.name).write_text(text, encoding="utf-8")
             results = claim_results(read(path), run, failure)
             rec.set_results(path.stem, results)
             errors = sum(
@@ -385,11 +393,12 @@ def main(argv: list[str] | None = None) -> int:
         nargs="*",
         help="notebook prefixes to run (e.g. 02 16): updates those notebooks in an existing record",
     )
+    ap.add_argument("--save-executed", type=Path, help="with --here: keep each executed notebook there")
     args = ap.parse_args(argv)
     if args.jobs < 1:
         ap.error("--jobs must be >= 1")
     if args.here:
-        rec = record_here(args.torch, args.jobs, args.out, args.only)
+        rec = record_here(args.torch, args.jobs, args.out, args.only, args.save_executed)
         return 0 if rec.counts()["fail"] == 0 else 1
     if not args.versions:
         ap.error("name at least one torch version (e.g. 2.15.0), or --here")
