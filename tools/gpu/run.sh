@@ -9,6 +9,8 @@
 # and leaves in $OUT: the log (written as it goes, so a killed run still leaves it), the record, the
 # device's package list, nbval's JUnit report, and a tarball of the executed notebooks and figures.
 # Elsewhere (a rehearsal: FIELDNOTES_PYTHON names the interpreter) it runs the same steps; CUDA cells skip.
+# Environment: ONLY (notebook prefixes, a rerun), JOBS (default: every core), RECORD_TIMEOUT / NBVAL_TIMEOUT
+# (seconds, default 300 each: with the kit's 15 s the whole run stays inside one 10-minute device call).
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 OUT=${OUT:-$PWD/_build/gpu-run}
@@ -37,14 +39,26 @@ ln -sf graphviz-pure "$KIT/bin/dot"
 "$PY" -c "import nbval, nbclient, ipykernel, torchinfo, torchviz, opacus, helpers; print('kit: imports ok')" \
   || { echo "kit: an import failed"; exit 2; }
 
-step "record: every notebook executed on this device ($JOBS at a time)"
-mkdir -p _build/gpu-executed
-timeout "${RECORD_TIMEOUT:-300}" "$PY" tools/matrix.py --here --jobs "$JOBS" --out "$OUT" \
-  --save-executed _build/gpu-executed || status=1
+# ONLY="00 13" (a rerun) re-executes just those notebooks and updates the committed record of this device.
+ONLY=${ONLY:-}
+rm -rf _build/gpu-executed
+NOTEBOOKS=notebooks
+if [ -n "$ONLY" ]; then
+  NOTEBOOKS=$(for o in $ONLY; do ls notebooks/"$o"_*.ipynb; done)
+  step "record: notebooks $ONLY re-executed on this device, the committed record updated"
+  timeout "${RECORD_TIMEOUT:-300}" "$PY" tools/matrix.py --here --jobs "$JOBS" --only $ONLY \
+    --out site/verification --save-executed _build/gpu-executed || status=1
+  cp site/verification/torch-*-cuda-*.json "$OUT"/ 2>/dev/null
+else
+  step "record: every notebook executed on this device ($JOBS at a time)"
+  timeout "${RECORD_TIMEOUT:-300}" "$PY" tools/matrix.py --here --jobs "$JOBS" --out "$OUT" \
+    --save-executed _build/gpu-executed || status=1
+fi
 
 step "nbval: the stored outputs compared on this device ($JOBS workers)"
+# shellcheck disable=SC2086 # one path per notebook
 OMP_NUM_THREADS=1 timeout "${NBVAL_TIMEOUT:-300}" "$PY" -m pytest -q -n "$JOBS" --dist loadfile --nbval \
-  notebooks -rfE -p no:benchmark --junitxml="$OUT/nbval.xml" -o junit_logging=no || status=1
+  $NOTEBOOKS -rfE -p no:benchmark --junitxml="$OUT/nbval.xml" -o junit_logging=no || status=1
 
 step "bring back"
 tar czf "$OUT/executed.tar.gz" _build/gpu-executed figures \
