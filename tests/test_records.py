@@ -192,3 +192,35 @@ def test_not_reached_is_not_a_change_but_is_counted():
     site = SimpleNamespace(matrix=Matrix(recs, {"01_x": "abc"}), notebooks=[nb])
     assert changes(site) == []
     assert not_reached(site) == [("2.0.1", "01", 1, "needs cell 1, which failed")]
+
+
+def test_skipped_claim_outputs_keep_what_a_gpu_cell_printed():
+    """A GPU run keeps what the cells the CPU runner skipped printed (C2 and C3 share a cell)."""
+    from tools.notebooks import OUTPUT_CHARS, skipped_claim_outputs
+
+    stored = _nb(LINE.format("C1"), SKIP.format("C2") + "\n" + SKIP.format("C3"), SKIP.format("C4"))
+    gpu_text = "fp32: 50.6 TFLOP/s\n\x1b[31mred\x1b[0m\n" + LINE.format("C2") + "\n" + LINE.format("C3")
+    run = _nb("numbers\n" + LINE.format("C1"), gpu_text, "x" * (OUTPUT_CHARS + 10))
+    out = skipped_claim_outputs(stored, run)
+    assert set(out) == {"C2", "C3", "C4"}  # C1 ran on the CPU runner too: its output is stored already
+    assert out["C2"] == out["C3"] and out["C2"].startswith("fp32: 50.6") and "\x1b" not in out["C2"]
+    assert len(out["C4"]) == OUTPUT_CHARS and out["C4"].startswith("…")
+    with pytest.raises(ValueError):
+        skipped_claim_outputs(stored, _nb("only one cell"))
+
+
+def test_gpu_outputs_one_block_per_cell_and_record():
+    from tools.sphinx_fieldnotes import gpu_outputs
+
+    rec = VerificationRecord(
+        "torch-2.11.0-cuda-h200", "2.11.0", "NVIDIA H200", "2026-11-28", build="2.11.0+cu130"
+    )
+    rec.outputs["10_x"] = {"C2": "fp16 ```x``` 610 TFLOP/s", "C3": "fp16 ```x``` 610 TFLOP/s", "C9": "gone"}
+    rec.notebooks["10_x"] = {"source_hash": "old"}
+    blocks = gpu_outputs(Matrix([rec], {"10_x": "new"}), "10_x", {"C2": 4, "C3": 4})
+    assert list(blocks) == [4]  # C9 is no longer in the notebook: not shown
+    text = blocks[4]
+    assert text.count("this cell printed") == 1 and "NVIDIA H200, torch 2.11.0+cu130, 2026-11-28" in text
+    assert "earlier revision" in text  # the record ran other sources than the page shows
+    assert "````text" in text  # the fence is longer than any run of backticks in the output
+    assert gpu_outputs(Matrix([]), "10_x", {"C2": 4}) == {}

@@ -43,6 +43,7 @@ from tools.notebooks import (  # noqa: E402
     notebook_paths,
     read,
     scrub_paths,
+    skipped_claim_outputs,
     source_hash,
 )
 
@@ -144,6 +145,8 @@ def record_here(
                 (save_executed / path.name).write_text(text, encoding="utf-8")
             results = claim_results(read(path), run, failure)
             rec.set_results(path.stem, results)
+            if cuda:  # what the GPU-guarded cells printed: the page shows it under the cell
+                rec.outputs[path.stem] = skipped_claim_outputs(read(path), run)
             errors = sum(
                 1 for c in run.cells for o in c.get("outputs", []) if o.get("output_type") == "error"
             )
@@ -171,6 +174,7 @@ def record_here(
         old = VerificationRecord.from_json(existing.read_text(encoding="utf-8"))
         old.notebooks.update(rec.notebooks)
         old.claims.update(rec.claims)
+        old.outputs.update(rec.outputs)
         old.date, old.pins, old.build, old.python = rec.date, rec.pins, rec.build, rec.python
         old.seconds = round(sum(v["seconds"] for v in old.notebooks.values()) / max(jobs, 1), 1)
         rec = old

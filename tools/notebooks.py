@@ -253,6 +253,32 @@ def _error_of(cell: nbformat.NotebookNode) -> str | None:
     return None
 
 
+#: The most a record keeps of one cell's printed output (GPU runs: see :func:`skipped_claim_outputs`).
+OUTPUT_CHARS = 2000
+
+
+def skipped_claim_outputs(stored: nbformat.NotebookNode, run: nbformat.NotebookNode) -> dict[str, str]:
+    """Claim id -> what its cell printed in ``run``, for the claims ``stored`` shows as skipped (⊘).
+
+    A CPU runner stores only the skip line of a GPU-guarded cell; a GPU run keeps the numbers that cell
+    printed there (timings, messages, memory figures), so the page can show them under the cell. Machine
+    paths are scrubbed; at most :data:`OUTPUT_CHARS` characters are kept (the end, where the ✔ line is)."""
+    if len(run.cells) != len(stored.cells):
+        raise ValueError("the executed copy must have the stored notebook's cells")
+    skipped_ids = {e.cid for e in skipped(stored)}
+    out: dict[str, str] = {}
+    for cid, i in claim_cells(stored).items():
+        if cid not in skipped_ids:
+            continue
+        text = scrub_paths(_ANSI.sub("", _cell_stdout(run.cells[i]))).strip()
+        if text:
+            out[cid] = text if len(text) <= OUTPUT_CHARS else "…" + text[-(OUTPUT_CHARS - 1) :]
+    return out
+
+
+_ANSI = re.compile(r"\x1b\[[0-9;]*m")
+
+
 def claim_results(
     stored: nbformat.NotebookNode, run: nbformat.NotebookNode | None, failure: str | None = None
 ) -> dict[str, ClaimResult]:
@@ -325,6 +351,8 @@ class VerificationRecord:
     notebooks: dict[str, dict] = field(default_factory=dict)  # stem -> {"seconds", "error"}
     claims: dict[str, dict[str, dict]] = field(default_factory=dict)  # stem -> cid -> ClaimResult as dict
     schema: int = RECORD_SCHEMA
+    #: stem -> cid -> what the cell printed, for the claims a CPU runner skips (GPU runs only; optional)
+    outputs: dict[str, dict[str, str]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         if not re.match(r"^[a-z0-9][a-z0-9.+-]*$", self.label):

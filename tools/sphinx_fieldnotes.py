@@ -1101,7 +1101,12 @@ def stamp_notebook(app: Sphinx, docname: str, source: list[str]) -> None:
         return
     nb = nbformat.reads(source[0], as_version=4)
     backs = rules_by_claim()
+    gpu_printed = gpu_outputs(data(app).matrix, nb_info.stem, claim_cells(nb))
+    seen: set[int] = set()
     for i, label in sorted(nb_info.anchors, key=lambda a: a[0], reverse=True):
+        if i not in seen and i in gpu_printed:  # after the cell, before the next cell's own targets
+            nb.cells.insert(i + 1, nbformat.v4.new_markdown_cell(gpu_printed[i]))
+        seen.add(i)
         num, cid = label.split("-")[1:] if label.startswith("claim-") else ("", "")
         codes = backs.get(f"{num}-{cid.upper()}", [])
         if codes:  # the claim proves a `fieldnotes check` rule: say so where the reader sees the claim
@@ -1111,6 +1116,28 @@ def stamp_notebook(app: Sphinx, docname: str, source: list[str]) -> None:
         nb.cells.insert(i, nbformat.v4.new_markdown_cell(f"({label})="))
     nb.cells.insert(1, nbformat.v4.new_markdown_cell("```{fieldnotes-stamp}\n```"))
     source[0] = nbformat.writes(nb)
+
+
+def gpu_outputs(matrix: Matrix, stem: str, cells: dict[str, int]) -> dict[int, str]:
+    """Cell index -> a block showing what that GPU-guarded cell printed in each GPU run (on the CPU runner
+    its stored output is only the skip line). A cell with two such claims printed one text: shown once."""
+    blocks: dict[int, dict[str, str]] = {}
+    for rec in matrix.gpu:
+        for cid, text in rec.outputs.get(stem, {}).items():
+            if cid not in cells or rec.label in blocks.get(cells[cid], {}):
+                continue
+            when = f"{rec.device}, torch {rec.build or rec.torch}, {rec.date}"
+            if matrix.stale(rec, stem):
+                when += "; recorded for an earlier revision of this notebook"
+            fence = "`" * max(3, 1 + max((len(m) for m in re.findall(r"`+", text)), default=0))
+            blocks.setdefault(cells[cid], {})[rec.label] = (
+                f"**On the GPU** ({when}) this cell printed:\n\n{fence}text\n{text}\n{fence}"
+            )
+    outer = "`" * 8
+    return {
+        i: f"{outer}{{container}} fn-gpu-output\n" + "\n\n".join(by_rec.values()) + f"\n{outer}"
+        for i, by_rec in blocks.items()
+    }
 
 
 def generated_outdated(app: Sphinx, env: Any, added: set, changed: set, removed: set) -> list[str]:
