@@ -151,6 +151,17 @@ class Matrix:
             return "torch versions"
         return f"torch {minor(self.cpu[0].torch)} → {minor(self.cpu[-1].torch)}"
 
+    def cpu_span(self, stem: str, cids: list[str]) -> str:
+        """The recorded CPU versions on which every claim of a notebook held, short ("torch 2.7–2.15")."""
+        full = []
+        for rec in self.cpu:
+            tried = [
+                r for r in (rec.result(stem, c) for c in cids) if r is not None and r.result != "skipped"
+            ]
+            if rec.status == "ran" and tried and all(r.result == "pass" for r in tried):
+                full.append(minor(rec.torch))
+        return f"torch {_ranges(full, [minor(r.torch) for r in self.cpu])}" if full else "none recorded"
+
     def holds_on(self, stem: str, cids: list[str]) -> str:
         """One line: the versions on which every claim of a notebook held, and the others' counts."""
         if not self.cpu:
@@ -172,8 +183,24 @@ class Matrix:
         if partial:
             text += f" (claims held on {', '.join(partial)})"
         if self.gpu:
-            text += "; GPU: " + ", ".join(f"{r.device} with torch {r.torch}" for r in self.gpu)
+            text += "; GPU: " + "; ".join(self.gpu_summary(stem, cids))
         return text
+
+    def gpu_summary(self, stem: str, cids: list[str], short: bool = False) -> list[str]:
+        """Per GPU record, how many of the notebook's claims held there: "NVIDIA H200, torch 2.11: 23 of 24
+        hold" (``short``: "H200, torch 2.11: …")."""
+        out = []
+        for rec in self.gpu:
+            res = [rec.result(stem, c) for c in cids]
+            tried = [r for r in res if r is not None and r.result != "skipped"]
+            passed = sum(r.result == "pass" for r in tried)
+            word = (
+                f"all {passed} hold" if tried and passed == len(tried) else f"{passed} of {len(tried)} hold"
+            )
+            stale = " (an earlier revision)" if self.stale(rec, stem) else ""
+            device = rec.device.removeprefix("NVIDIA ") if short else rec.device
+            out.append(f"{device}, torch {minor(rec.torch)}: {word}{stale}")
+        return out
 
 
 def _ranges(chosen: list[str], order: list[str]) -> str:
@@ -653,21 +680,24 @@ class NotebooksDirective(_Directive):
         s = self.site
         rows = []
         for nb in s.notebooks:
-            date = nb.meta.get("last_verified", {}).get("date", "?")
+            cids = [e.cid for e in nb.ledger + nb.skipped]
+            gpu_only = len(nb.skipped)
+            claims = f"{len(cids)}" + (f" ({gpu_only} GPU-only)" if gpu_only else "")
+            gpu = s.matrix.gpu_summary(nb.stem, cids, short=True) or ["not run yet"]
             rows.append(
                 (
                     [
                         self.nb_link(nb),
                         text_nodes(nb.meta.get("summary", "")),
-                        ", ".join(nb.meta.get("needs", ["cpu"])),
-                        str(len(nb.ledger)),
-                        f"{date} · CPU{' + GPU' if s.matrix.gpu else ''}",
+                        claims,
+                        s.matrix.cpu_span(nb.stem, cids),
+                        "; ".join(gpu),
                     ],
                     [],
                 )
             )
-        headers = ["notebook", "what it settles", "needs", "claims", "last verified"]
-        return [table(headers, rows, ["fn-notebooks"], [24, 43, 9, 9, 15])]
+        headers = ["notebook", "what it settles", "claims", "every claim holds on", "on a GPU"]
+        return [table(headers, rows, ["fn-notebooks"], [20, 37, 12, 15, 16])]
 
 
 class ClaimsDirective(_Directive):
