@@ -224,3 +224,17 @@ def test_gpu_outputs_one_block_per_cell_and_record():
     assert "earlier revision" in text  # the record ran other sources than the page shows
     assert "````text" in text  # the fence is longer than any run of backticks in the output
     assert gpu_outputs(Matrix([]), "10_x", {"C2": 4}) == {}
+
+
+def test_gpu_summary_and_cpu_span():
+    cpu = [VerificationRecord(f"torch-2.{m}.0-cpu", f"2.{m}.0", "cpu", "d") for m in (9, 10, 11)]
+    for rec, res in zip(cpu, ("fail", "pass", "pass"), strict=True):
+        rec.set_results("00_x", {"C1": ClaimResult(res), "C2": ClaimResult("skipped", "needs CUDA")})
+    gpu = VerificationRecord("torch-2.11.0-cuda-h200", "2.11.0", "NVIDIA H200", "d")
+    gpu.set_results("00_x", {"C1": ClaimResult("pass"), "C2": ClaimResult("fail", "boom")})
+    m = Matrix([*cpu, gpu])
+    assert m.cpu_span("00_x", ["C1", "C2"]) == "torch 2.10–2.11"
+    assert m.gpu_summary("00_x", ["C1", "C2"]) == ["NVIDIA H200, torch 2.11: 1 of 2 hold"]
+    gpu.set_results("00_x", {"C1": ClaimResult("pass"), "C2": ClaimResult("pass")})
+    assert m.gpu_summary("00_x", ["C1", "C2"], short=True) == ["H200, torch 2.11: all 2 hold"]
+    assert Matrix(cpu).gpu_summary("00_x", ["C1"]) == []
