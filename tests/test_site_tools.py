@@ -73,3 +73,18 @@ def test_colab_extra_pins_match_the_lock():
     extra = tomllib.loads((root / "pyproject.toml").read_text())["project"]["optional-dependencies"]["colab"]
     lock = set((root / "requirements.txt").read_text().splitlines())
     assert extra and all(pin in lock for pin in extra), [p for p in extra if p not in lock]
+
+
+def test_heading_before_skips_comments_in_fenced_code():
+    import nbformat
+
+    from tools.sphinx_fieldnotes import heading_before
+
+    md = nbformat.v4.new_markdown_cell
+    cells = [
+        md("## 10.3 BCE is unsafe to autocast\nbefore:\n```python\n# the model returns logits\nx = 1\n```"),
+        nbformat.v4.new_code_cell("pass"),
+    ]
+    assert heading_before(cells, 1) == "10.3 BCE is unsafe to autocast"
+    assert heading_before([md("~~~\n# not a heading\n~~~"), *cells[1:]], 1) == ""
+    assert heading_before([md("#hashtag, not a heading"), *cells[1:]], 1) == ""

@@ -218,11 +218,18 @@ def _ranges(chosen: list[str], order: list[str]) -> str:
 
 
 def heading_before(cells: list, index: int) -> str:
+    """The last Markdown heading above cell ``index`` (a ``# comment`` inside a fenced code block is code)."""
     for cell in reversed(cells[:index]):
         if cell.cell_type == "markdown":
-            for line in reversed(cell.source.splitlines()):
-                if line.startswith("#"):
-                    return line.lstrip("#").strip()
+            headings, fence = [], ""
+            for line in cell.source.splitlines():
+                marker = re.match(r"\s*(`{3,}|~{3,})", line)
+                if marker and (not fence or marker[1].startswith(fence)):
+                    fence = "" if fence else marker[1]
+                elif not fence and re.match(r"#{1,6}\s", line):
+                    headings.append(line.lstrip("#").strip())
+            if headings:
+                return headings[-1]
     return ""
 
 
