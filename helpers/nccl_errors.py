@@ -10,6 +10,10 @@ The process-management choices follow ``helpers.ddp`` (read, not imported, so ea
 - ``file://`` rendezvous in a fresh temporary directory: no port to pick, nothing listens on the
   network for the rendezvous; ``GLOO_SOCKET_IFNAME=lo`` and ``NCCL_SOCKET_IFNAME=lo`` keep the
   backends' own sockets on the loopback interface.
+- NCCL settings that would change the outcome are removed from each worker's environment before
+  the group starts (:data:`DROPPED_ENV`): ``NCCL_MULTI_RANK_GPU_ENABLE`` (NCCL 2.30's opt-in for
+  several ranks per GPU) and ``NCCL_HOSTID`` (it replaces the host identity that NCCL's same-GPU
+  check compares, next to the GPU's bus id).
 - Worker stdout/stderr go to /dev/null (NCCL and gloo log from C++); each rank's outcome travels back
   through a queue as a dict of plain values, and only the parent prints.
 - Nothing can hang the caller: the process group gets a timeout, the whole run a deadline after which
@@ -26,16 +30,29 @@ import queue as queue_mod
 import sys
 import tempfile
 import time
-from collections.abc import Sequence
+from collections.abc import MutableMapping, Sequence
 from typing import Any
 
 import torch
 import torch.distributed as dist
 
-__all__ = ["BACKENDS", "run_same_gpu"]
+__all__ = ["BACKENDS", "DROPPED_ENV", "run_same_gpu"]
 
 #: The backends :func:`run_same_gpu` can start.
 BACKENDS: tuple[str, ...] = ("nccl", "gloo")
+
+#: Variables each worker removes from its environment before ``init_process_group``.
+DROPPED_ENV: tuple[str, ...] = ("NCCL_HOSTID", "NCCL_MULTI_RANK_GPU_ENABLE")
+
+#: Variables each worker sets: the backends' sockets on the loopback interface.
+LOOPBACK_ENV: dict[str, str] = {"GLOO_SOCKET_IFNAME": "lo", "NCCL_SOCKET_IFNAME": "lo"}
+
+
+def _prepare_environ(environ: MutableMapping[str, str]) -> None:
+    """Set :data:`LOOPBACK_ENV` and remove :data:`DROPPED_ENV` in ``environ`` (a worker's os.environ)."""
+    for name in DROPPED_ENV:
+        environ.pop(name, None)
+    environ.update(LOOPBACK_ENV)
 
 
 def _worker(
@@ -55,8 +72,7 @@ def _worker(
     devnull = os.open(os.devnull, os.O_WRONLY)
     os.dup2(devnull, 1)
     os.dup2(devnull, 2)
-    os.environ["GLOO_SOCKET_IFNAME"] = "lo"
-    os.environ["NCCL_SOCKET_IFNAME"] = "lo"
+    _prepare_environ(os.environ)  # before init_process_group: NCCL reads them when it starts
     torch.set_num_threads(1)
     stage = "set_device"
     payload: dict[str, Any]

@@ -1,8 +1,10 @@
-"""helpers.nccl_errors on the CPU: argument checks, a real gloo pair, and the error and timeout paths.
+"""helpers.nccl_errors on the CPU: argument checks, a real gloo pair, the error and timeout paths, and
+the worker's environment.
 
 The NCCL case itself (two ranks on one GPU) needs a GPU: notebook 13 runs it there (C23).
 """
 
+import inspect
 import multiprocessing as mp
 import time
 
@@ -52,3 +54,25 @@ def test_the_deadline_kills_workers_that_have_not_reported():
     assert time.monotonic() - t0 < 20
     assert out == {"gloo": [{"status": "timeout"}] * 2}  # too short to even import torch
     assert not mp.active_children()
+
+
+def test_workers_drop_the_nccl_settings_that_would_change_the_outcome():
+    environ = {
+        "NCCL_HOSTID": "rank-specific",
+        "NCCL_MULTI_RANK_GPU_ENABLE": "1",
+        "NCCL_SOCKET_IFNAME": "eth0",
+        "PATH": "/usr/bin",
+    }
+    nccl_errors._prepare_environ(environ)
+    assert environ == {
+        "NCCL_SOCKET_IFNAME": "lo",
+        "GLOO_SOCKET_IFNAME": "lo",
+        "PATH": "/usr/bin",
+    }
+    assert set(nccl_errors.DROPPED_ENV) == {"NCCL_HOSTID", "NCCL_MULTI_RANK_GPU_ENABLE"}
+
+
+def test_the_worker_prepares_its_environment_before_the_group_starts():
+    # The worker runs in a spawned process with its output on /dev/null; its source shows the order.
+    source = inspect.getsource(nccl_errors._worker)
+    assert 0 < source.index("_prepare_environ(os.environ)") < source.index("dist.init_process_group(")
