@@ -627,10 +627,12 @@ def _cold_bytes(browser, url: str) -> tuple[int, list[str]]:
 
 
 def test_pages_and_site_are_light(site, base_url, browser):
-    """A notebook page without math weighs <= 1 MB on a cold load (and loads no MathJax); the site <= 12 MB
-    with no doctrees, build info, source maps or unrendered templates."""
+    """A notebook page without math weighs <= 1 MB on a cold load (and loads no MathJax); the site <= 13 MB
+    with no doctrees, build info, source maps or unrendered templates. (12 MB until the CUDA-error sections
+    and the GPU run's printed outputs added 0.2 MB; half of the site is MathJax and the downloadable
+    notebooks, each page is held to its own budget below.)"""
     total = sum(p.stat().st_size for p in site.rglob("*") if p.is_file())
-    assert total <= 12 * 2**20, f"site is {total / 2**20:.1f} MiB"
+    assert total <= 13 * 2**20, f"site is {total / 2**20:.1f} MiB"
     shipped = [str(p.relative_to(site)) for p in site.rglob("*") if p.is_file()]
     junk = [p for p in shipped if p.endswith((".map", "_t")) or ".doctrees" in p or p.endswith(".buildinfo")]
     assert not junk and not any(p.endswith("macros.html") for p in shipped), junk[:5]
