@@ -253,6 +253,8 @@ def _error_of(cell: nbformat.NotebookNode) -> str | None:
     return None
 
 
+#: Terminal colour codes (tracebacks, some error messages): stripped before text is stored or shown.
+ANSI_RE = re.compile(r"\x1b\[[0-9;]*m")
 #: The most a record keeps of one cell's printed output (GPU runs: see :func:`skipped_claim_outputs`).
 OUTPUT_CHARS = 2000
 
@@ -270,13 +272,10 @@ def skipped_claim_outputs(stored: nbformat.NotebookNode, run: nbformat.NotebookN
     for cid, i in claim_cells(stored).items():
         if cid not in skipped_ids:
             continue
-        text = scrub_paths(_ANSI.sub("", _cell_stdout(run.cells[i]))).strip()
+        text = scrub_paths(ANSI_RE.sub("", _cell_stdout(run.cells[i]))).strip()
         if text:
             out[cid] = text if len(text) <= OUTPUT_CHARS else "…" + text[-(OUTPUT_CHARS - 1) :]
     return out
-
-
-_ANSI = re.compile(r"\x1b\[[0-9;]*m")
 
 
 def claim_results(

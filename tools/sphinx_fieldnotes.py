@@ -41,6 +41,7 @@ from fieldnotes.check.rules import RULES
 from helpers.claims import REFERENCE_KINDS
 from tools import porter_js
 from tools.notebooks import (
+    ANSI_RE,
     VerificationRecord,
     claim_cells,
     ledger,
@@ -151,35 +152,36 @@ class Matrix:
             return "torch versions"
         return f"torch {minor(self.cpu[0].torch)} → {minor(self.cpu[-1].torch)}"
 
+    @staticmethod
+    def tally(rec: VerificationRecord, stem: str, cids: list[str]) -> tuple[int, int]:
+        """(passed, tried) of a notebook's claims in one record; skipped or unrecorded: not tried."""
+        tried = [r for r in (rec.result(stem, c) for c in cids) if r is not None and r.result != "skipped"]
+        return sum(r.result == "pass" for r in tried), len(tried)
+
+    def _holding(self, stem: str, cids: list[str]) -> list[str]:
+        """The recorded CPU versions (minor) on which every tried claim of a notebook held."""
+        return [
+            minor(rec.torch)
+            for rec in self.cpu
+            if rec.status == "ran" and (t := self.tally(rec, stem, cids))[1] and t[0] == t[1]
+        ]
+
     def cpu_span(self, stem: str, cids: list[str]) -> str:
         """The recorded CPU versions on which every claim of a notebook held, short ("torch 2.7–2.15")."""
-        full = []
-        for rec in self.cpu:
-            tried = [
-                r for r in (rec.result(stem, c) for c in cids) if r is not None and r.result != "skipped"
-            ]
-            if rec.status == "ran" and tried and all(r.result == "pass" for r in tried):
-                full.append(minor(rec.torch))
+        full = self._holding(stem, cids)
         return f"torch {_ranges(full, [minor(r.torch) for r in self.cpu])}" if full else "none recorded"
 
     def holds_on(self, stem: str, cids: list[str]) -> str:
         """One line: the versions on which every claim of a notebook held, and the others' counts."""
         if not self.cpu:
             return ""
-        full, partial = [], []
+        full = self._holding(stem, cids)
+        partial = []
         for rec in self.cpu:
-            res = [rec.result(stem, c) for c in cids]
-            tried = [r for r in res if r is not None and r.result != "skipped"]
-            passed = sum(r.result == "pass" for r in tried)
-            if rec.status == "ran" and tried and passed == len(tried):
-                full.append(minor(rec.torch))
-            else:
-                partial.append(f"{minor(rec.torch)}: {passed} of {len(tried) or len(cids)}")
-        text = (
-            f"holds on torch {_ranges(full, [minor(r.torch) for r in self.cpu])}"
-            if full
-            else "holds on no recorded version"
-        )
+            if minor(rec.torch) not in full:
+                passed, tried = self.tally(rec, stem, cids)
+                partial.append(f"{minor(rec.torch)}: {passed} of {tried or len(cids)}")
+        text = f"holds on {self.cpu_span(stem, cids)}" if full else "holds on no recorded version"
         if partial:
             text += f" (claims held on {', '.join(partial)})"
         if self.gpu:
@@ -191,12 +193,8 @@ class Matrix:
         hold" (``short``: "H200, torch 2.11: …")."""
         out = []
         for rec in self.gpu:
-            res = [rec.result(stem, c) for c in cids]
-            tried = [r for r in res if r is not None and r.result != "skipped"]
-            passed = sum(r.result == "pass" for r in tried)
-            word = (
-                f"all {passed} hold" if tried and passed == len(tried) else f"{passed} of {len(tried)} hold"
-            )
+            passed, tried = self.tally(rec, stem, cids)
+            word = f"all {passed} hold" if tried and passed == tried else f"{passed} of {tried} hold"
             stale = " (an earlier revision)" if self.stale(rec, stem) else ""
             device = rec.device.removeprefix("NVIDIA ") if short else rec.device
             out.append(f"{device}, torch {minor(rec.torch)}: {word}{stale}")
@@ -888,7 +886,7 @@ class ErrorsDirective(_Directive):
     def run(self) -> list[nodes.Node]:
         rows = []
         for e in self.site.errors():
-            text = _ANSI.sub("", e.message).strip()
+            text = ANSI_RE.sub("", e.message).strip()
             msg = text.splitlines()[0] if text else "(message varies)"
             nb = self.site.by_num[e.num]
             where = xref(self.docname, e.anchor, f"{e.num} · {e.section or nb.title}".replace("`", ""))
@@ -1196,9 +1194,6 @@ class SearchChinesePorter(SearchChinese):
         return porter_js.stem(word.lower())
 
 
-_ANSI = re.compile(r"\x1b\[[0-9;]*m")
-
-
 def error_records(site: SiteData) -> list[dict[str, str]]:
     """The error index as the search page reads it (one record per entry)."""
     out = []
@@ -1212,7 +1207,7 @@ def error_records(site: SiteData) -> list[dict[str, str]]:
                 "title": nb.title,
                 "section": e.section,
                 "ename": e.ename,
-                "message": _ANSI.sub("", e.message).strip(),
+                "message": ANSI_RE.sub("", e.message).strip(),
                 "kind": e.kind,
                 "claim": f"{e.num}-{e.claim}" if e.claim else "",
                 "statement": e.statement,
