@@ -35,6 +35,7 @@ import nbformat
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from tools.gpu_kit import read_pins  # noqa: E402
 from tools.notebooks import (  # noqa: E402
     RECORD_DIR,
     ROOT,
@@ -57,12 +58,7 @@ SETUPTOOLS = "setuptools<81"
 
 def lock_pins() -> dict[str, str]:
     """Package name (normalised) -> pinned version, from requirements.txt."""
-    pins = {}
-    for line in LOCK.read_text().splitlines():
-        m = re.match(r"^([A-Za-z0-9_.-]+)==([^\s;#]+)", line)
-        if m:
-            pins[re.sub(r"[-_.]+", "-", m.group(1)).lower()] = m.group(2)
-    return pins
+    return {name: version for name, version in read_pins(LOCK).items() if version}
 
 
 def pinned_torch() -> str:
