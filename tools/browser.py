@@ -60,3 +60,58 @@ def launch(playwright):  # noqa: ANN001, ANN201 - playwright types are optional 
     if path is None:
         raise FileNotFoundError("no chromium found (install Debian's chromium, or set $CHROMIUM)")
     return playwright.chromium.launch(executable_path=path, args=CHROMIUM_ARGS)
+
+
+#: What a reader sees of a notebook page (DESIGN.md, "Notebook anatomy"), measured in the page itself.
+#: A code line is visible when its cell input is rendered and not inside a closed <details> (a folded
+#: check). A line is claim-check code when its cell is a check cell (tag ``check``) or, in any other
+#: cell, when it belongs to a ``claim``/``claim_close``/``claim_raises``/``skip`` call.
+ANATOMY_JS = r"""
+() => {
+  const shown = el => {
+    if (!el.getClientRects().length) return false;
+    for (let e = el.parentElement; e; e = e.parentElement)
+      if (e.tagName === 'DETAILS' && !e.open && !el.closest('summary')) return false;
+    return true;
+  };
+  const main = document.querySelector('article.bd-article') || document.querySelector('main');
+  const heads = [...main.querySelectorAll('h2, h3')];
+  const first = heads.find(h => /^\s*1[\s.]/.test(h.textContent)) || heads[0];
+  const top = first ? first.getBoundingClientRect().top + window.scrollY : null;
+  const CALL = /\b(claim|claim_close|claim_raises|skip)\(/;
+  let lines = 0, wide = 0, check = 0, longest = 0;
+  for (const cell of main.querySelectorAll('div.cell')) {
+    const pre = cell.querySelector('div.cell_input pre');
+    if (!pre || !shown(pre)) continue;
+    const folded = cell.classList.contains('tag_check');
+    let depth = 0;
+    for (const line of pre.textContent.replace(/\n$/, '').split('\n')) {
+      lines += 1;
+      if (line.length > 88) wide += 1;
+      longest = Math.max(longest, line.length);
+      const code = line.replace(/(["'])(?:\\.|(?!\1).)*\1/g, '""').replace(/#.*$/, '');
+      const inCall = depth > 0 || CALL.test(code);
+      if (folded || inCall) check += 1;
+      if (inCall) depth = Math.max(0, depth + (code.match(/[(\[{]/g) || []).length
+                                            - (code.match(/[)\]}]/g) || []).length);
+    }
+  }
+  const idHeads = heads.filter(h => /\bC\d+\b/.test(h.textContent)).length;
+  return {first_section_screens: top === null ? null : top / window.innerHeight,
+          visible_code_lines: lines, visible_lines_over_88: wide, longest_visible_line: longest,
+          visible_check_lines: check, claim_id_headings: idHeads,
+          first_heading: first ? first.textContent.trim().slice(0, 60) : null};
+}
+"""
+
+
+def measure_anatomy(browser, url: str, width: int = 1280, height: int = 800) -> dict:  # noqa: ANN001
+    """Load ``url`` at ``width`` x ``height`` and measure the anatomy numbers of :data:`ANATOMY_JS`."""
+    if width < 200 or height < 200:
+        raise ValueError(f"viewport {width}x{height} is too small to measure a page")
+    page = browser.new_page(viewport={"width": width, "height": height})
+    try:
+        page.goto(url, wait_until="load")
+        return page.evaluate(ANATOMY_JS)
+    finally:
+        page.close()

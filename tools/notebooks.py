@@ -7,6 +7,8 @@
   :func:`metadata_problems`, :func:`source_hash`.
 * **The setup cell** every notebook opens its code with — :func:`setup_cell_source` (from
   :func:`repo_url`, pyproject.toml's ``[project.urls] Repository``), :func:`setup_cell_index`.
+* **The layout** a reader sees (DESIGN.md, "Notebook anatomy") — :func:`layout_problems`, the check
+  cells (:func:`is_check_cell`, :func:`fold_cell`, :data:`CHECK_TAGS`), :func:`hide_cell`.
 * **The verification record** — :class:`VerificationRecord` (one schema for a CPU run, a GPU run and
   each torch version of the matrix), :func:`claim_results` (stored notebook + executed copy -> one
   result per claim), :func:`load_records`.
@@ -58,32 +60,38 @@ def setup_cell_source(url: str | None = None) -> str:
     In the project's environment ``helpers`` is importable and the cell does nothing. On Colab it installs
     the project from its repository (``git+URL``, with the ``colab`` extra: the packages some notebooks
     import that Colab lacks); ``FIELDNOTES_INSTALL`` names another pip source (a wheel, a clone) anywhere.
-    Elsewhere, or when pip fails, it stops with a message that says what to do.
+    Elsewhere, or when pip fails, it stops with a message that says what to do. Its lines fit the
+    notebooks' 88 columns and it is formatted as ruff formats notebook cells.
     """
     url = url or repo_url()
-    lines = (
-        "# Setup (the same in every notebook): `helpers` is this project's package. In the project's "
-        "environment",
-        "# (`make lab`) it is importable already; on Colab it is installed from the project's repository "
-        "first.",
-        "import importlib",
-        "import importlib.util",
-        "import os",
-        "import subprocess",
-        "import sys",
-        "",
-        'if importlib.util.find_spec("helpers") is None:',
-        '    source = os.environ.get("FIELDNOTES_INSTALL") or ('
-        f'"pytorch-field-notes[colab] @ git+{url}" if "google.colab" in sys.modules else "")',
-        "    if not source:",
-        "        raise ModuleNotFoundError(\"No module named 'helpers': start Jupyter in the project's "
-        'environment (make lab), or set FIELDNOTES_INSTALL to a pip source of the project")',
-        '    if subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", source]).returncode:',
-        '        raise RuntimeError(f"pip could not install the project from {source!r} '
-        '(its message is above): set FIELDNOTES_INSTALL to a pip source of it, such as the path of a clone")',
-        "    importlib.invalidate_caches()",
+    return f"""\
+# Setup (the same in every notebook): `import helpers` works after this cell.
+# In the project's environment (`make lab`) it does nothing; on Colab it installs
+# the project from its repository first.
+import importlib
+import importlib.util
+import os
+import subprocess
+import sys
+
+if importlib.util.find_spec("helpers") is None:
+    on_colab = "google.colab" in sys.modules
+    repo = "git+{url}"
+    source = os.environ.get("FIELDNOTES_INSTALL") or (
+        f"pytorch-field-notes[colab] @ {{repo}}" if on_colab else ""
     )
-    return "\n".join(lines)
+    if not source:
+        raise ModuleNotFoundError(
+            "No module named 'helpers': start Jupyter in the project's environment "
+            "(make lab), or set FIELDNOTES_INSTALL to a pip source of the project"
+        )
+    pip = [sys.executable, "-m", "pip", "install", "--quiet", source]
+    if subprocess.run(pip).returncode:
+        raise RuntimeError(
+            f"pip could not install the project from {{source!r}} (its message is "
+            "above): set FIELDNOTES_INSTALL to a pip source of it, such as a clone"
+        )
+    importlib.invalidate_caches()"""
 
 
 def setup_cell_index(nb: nbformat.NotebookNode) -> int | None:
@@ -92,6 +100,105 @@ def setup_cell_index(nb: nbformat.NotebookNode) -> int | None:
     if first is not None and nb.cells[first].source.startswith("# Setup (the same in every notebook)"):
         return first
     return None
+
+
+# ------------------------------------------------------------------------------------- the layout
+#: Widest code line a reader sees (DESIGN.md, "Notebook anatomy"); notebooks/.ruff.toml holds ruff to it.
+MAX_LINE = 88
+#: A check cell: folded on the site (MyST-NB's ``hide-input``; ``check`` styles its toggle) and collapsed
+#: in JupyterLab (``metadata.jupyter.source_hidden``); its ✔ lines stay visible under it.
+CHECK_TAGS = ("hide-input", "check")
+_CHECK_CALL_RE = re.compile(r"(?<![\w.])(claim|claim_close|claim_raises|skip)\(")
+#: Sections that close every notebook and carry no number.
+CLOSING_SECTIONS = ("Corrections", "Takeaways", "References")
+_SECTION_RE = re.compile(r"^## (\d+) \S")
+_SUBSECTION_RE = re.compile(r"^### (\d+)\.(\d+) \S")
+_CLAIM_ID_RE = re.compile(r"\bC\d+\b")
+
+
+def is_check_cell(cell: nbformat.NotebookNode) -> bool:
+    """A code cell that calls a claim check, or whose stored output has a ✔/⊘ ledger line."""
+    if cell.cell_type != "code":
+        return False
+    text = _cell_stdout(cell)
+    return bool(_CHECK_CALL_RE.search(cell.source) or parse_ledger(text) or parse_skips(text))
+
+
+def fold_cell(cell: nbformat.NotebookNode) -> None:
+    """Make ``cell`` a folded check: tags :data:`CHECK_TAGS`, input collapsed in JupyterLab."""
+    tags = cell.metadata.setdefault("tags", [])
+    tags.extend(t for t in CHECK_TAGS if t not in tags)
+    cell.metadata.setdefault("jupyter", {})["source_hidden"] = True
+
+
+def hide_cell(cell: nbformat.NotebookNode, remove: bool = False) -> None:
+    """Hide boilerplate: on the site its input behind a toggle (``remove``: the whole cell, for one with no
+    output), in JupyterLab its input collapsed."""
+    tag = "remove-cell" if remove else "hide-input"
+    tags = cell.metadata.setdefault("tags", [])
+    if tag not in tags:
+        tags.append(tag)
+    cell.metadata.setdefault("jupyter", {})["source_hidden"] = True
+
+
+def _folded(cell: nbformat.NotebookNode, tags: tuple[str, ...]) -> bool:
+    return set(tags) <= set(cell.metadata.get("tags", [])) and bool(
+        cell.metadata.get("jupyter", {}).get("source_hidden")
+    )
+
+
+def headings(nb: nbformat.NotebookNode) -> list[str]:
+    """Every ``##``/``###`` heading line of the markdown cells, in order (fenced code skipped)."""
+    out = []
+    for cell in nb.cells:
+        if cell.cell_type != "markdown":
+            continue
+        fenced = False
+        for line in cell.source.splitlines():
+            if line.lstrip().startswith(("```", "~~~")):
+                fenced = not fenced
+            elif not fenced and line.startswith(("## ", "### ")):
+                out.append(line.rstrip())
+    return out
+
+
+def layout_problems(nb: nbformat.NotebookNode) -> list[str]:
+    """What breaks the notebook anatomy (DESIGN.md): an empty list when the page reads lesson first."""
+    problems = []
+    intro = nb.cells[0].source if nb.cells else ""
+    if "**What you will learn**" not in intro:
+        problems.append("the first cell has no **What you will learn**")
+    if "**Claims**" in intro and not re.search(r"<details>.*\*\*Claims\*\*.*</details>", intro, re.S):
+        problems.append("the claim list of the first cell is not folded in <details>")
+    section = sub = 0
+    for line in headings(nb):
+        if _CLAIM_ID_RE.search(line):
+            problems.append(f"a heading names claim ids (they are labels, not headings): {line!r}")
+        m, n = _SECTION_RE.match(line), _SUBSECTION_RE.match(line)
+        if line.startswith("## ") and line[3:].strip() not in CLOSING_SECTIONS:
+            if not m or int(m.group(1)) != section + 1:
+                problems.append(f"expected section '## {section + 1} Title', got {line!r}")
+            section, sub = section + 1, 0
+        elif line.startswith("### "):
+            if not n or (int(n.group(1)), int(n.group(2))) != (section, sub + 1):
+                problems.append(f"expected '### {section}.{sub + 1} Title', got {line!r}")
+            sub += 1
+    if section == 0:
+        problems.append("no numbered section ('## 1 Title')")
+    setup = setup_cell_index(nb)
+    if setup is not None and not _folded(nb.cells[setup], ("remove-cell",)):
+        problems.append("the setup cell is not hidden (tools/anatomy.py --fix)")
+    for i, cell in enumerate(nb.cells):
+        if cell.cell_type != "code":
+            continue
+        if is_check_cell(cell) and not _folded(cell, CHECK_TAGS):
+            problems.append(f"cell {i} checks a claim but is not folded (tools/anatomy.py --fix)")
+        if "check" in cell.metadata.get("tags", []) and not is_check_cell(cell):
+            problems.append(f"cell {i} is folded as a check but checks no claim")
+        for k, line in enumerate(cell.source.splitlines(), 1):
+            if len(line) > MAX_LINE:
+                problems.append(f"cell {i} line {k} has {len(line)} > {MAX_LINE} characters")
+    return problems
 
 
 # ----------------------------------------------------------------------------------------- the ledger
