@@ -12,6 +12,7 @@ import pytest
 from helpers.claims import LEDGER_RE, SKIP_RE
 from tools.notebooks import (
     NAME_RE,
+    layout_problems,
     ledger,
     listed_claims,
     metadata_problems,
@@ -147,6 +148,14 @@ def test_template_and_ledger(path):
     assert sorted(verified + skips, key=lambda c: int(c[1:])) == sorted(listed, key=lambda c: int(c[1:])), (
         f"{path.name}: Claims list {listed} != verified {verified} + skipped {skips}"
     )
+
+
+@pytest.mark.parametrize("path", PATHS, ids=IDS)
+def test_lesson_first_layout(path):
+    """DESIGN.md, "Notebook anatomy": what you will learn first, the claim list folded, numbered descriptive
+    headings, every check folded, setup hidden, code lines within 88 columns (tools/anatomy.py --fix)."""
+    problems = layout_problems(read(path))
+    assert not problems, f"{path.name}: " + "; ".join(problems[:8])
 
 
 @pytest.mark.parametrize("path", PATHS, ids=IDS)

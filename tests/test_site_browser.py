@@ -16,7 +16,7 @@ from urllib.parse import quote, unquote, urljoin, urlparse
 
 import pytest
 
-from tools.browser import chromium_path, launch, serve
+from tools.browser import chromium_path, launch, measure_anatomy, serve
 from tools.notebooks import claim_cells, ledger, load_records, notebook_paths, read, skipped
 
 pytestmark = pytest.mark.browser
@@ -569,6 +569,33 @@ def test_no_page_scrolls_sideways_and_outputs_wrap(site, browser):
                     assert tables == 0, f"{rel}: {tables} tables wider than the column"
             finally:
                 page.close()
+
+
+def test_notebook_pages_put_the_lesson_first(site, base_url, browser):
+    """DESIGN.md, "Notebook anatomy", measured as a reader sees each notebook page at 1280x800: the first
+    numbered section starts within 1.5 screens, no visible code line is wider than 88 characters and the
+    code column shows 88 whole, claim-check code is at most 10 % of the visible code, and no heading is a
+    claim id. The numbers (also at 390 px) are written to _build/anatomy.json for the record."""
+    measured = {}
+    for path in notebook_paths():
+        url = f"{base_url}notebooks/{path.stem}.html"
+        measured[path.stem] = {w: measure_anatomy(browser, url, width=w) for w in (1280, 390)}
+    out = site.parent / "anatomy.json"
+    out.write_text(json.dumps(measured, indent=1), encoding="utf-8")
+    problems = []
+    for stem, by_width in measured.items():
+        m = by_width[1280]
+        if m["first_section_screens"] is None or m["first_section_screens"] > 1.5:
+            problems.append(f"{stem}: first section at {m['first_section_screens']} screens")
+        if m["visible_lines_over_88"] or (m["code_column_chars"] or 88) < 88:
+            problems.append(
+                f"{stem}: {m['visible_lines_over_88']} visible lines > 88, column {m['code_column_chars']}"
+            )
+        if m["visible_check_lines"] > 0.10 * max(1, m["visible_code_lines"]):
+            problems.append(f"{stem}: {m['visible_check_lines']}/{m['visible_code_lines']} check lines")
+        if m["claim_id_headings"]:
+            problems.append(f"{stem}: {m['claim_id_headings']} headings are claim ids")
+    assert not problems, "; ".join(problems)
 
 
 def test_coverage_is_split_per_notebook(site):

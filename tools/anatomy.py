@@ -87,7 +87,11 @@ def split_string(token: str, width: int, first: int | None = None) -> list[str] 
         return None
     out = []
     for piece in pieces:
-        p = prefix if not fstring or "{" in piece.replace("{{", "") else prefix.replace("f", "").replace("F", "")
+        p = (
+            prefix
+            if not fstring or "{" in piece.replace("{{", "")
+            else prefix.replace("f", "").replace("F", "")
+        )
         if fstring and p == prefix.replace("f", "").replace("F", ""):
             piece = piece.replace("{{", "{").replace("}}", "}")
         out.append(f"{p}{quote}{piece}{quote}")
@@ -129,7 +133,9 @@ def fit_source(source: str, width: int = MAX_LINE, strings: bool = True) -> str:
         if start < 0:
             lines[row - 1] = text + line
         else:
-            lines[row - 1] = (line[:start] + text + line[end:]).rstrip() + ("\n" if line.endswith("\n") else "")
+            lines[row - 1] = (line[:start] + text + line[end:]).rstrip() + (
+                "\n" if line.endswith("\n") else ""
+            )
     return "".join(lines)
 
 

@@ -96,10 +96,21 @@ ANATOMY_JS = r"""
                                             - (code.match(/[)\]}]/g) || []).length);
     }
   }
+  let columnChars = null;
+  const pre = [...main.querySelectorAll('div.cell_input pre')].find(shown);
+  if (pre) {
+    const probe = document.createElement('span');
+    probe.textContent = 'x'.repeat(100);
+    pre.appendChild(probe);
+    const cs = getComputedStyle(pre);
+    const inner = pre.clientWidth - parseFloat(cs.paddingLeft) - parseFloat(cs.paddingRight);
+    columnChars = Math.floor(inner / (probe.getBoundingClientRect().width / 100));
+    probe.remove();
+  }
   const idHeads = heads.filter(h => /\bC\d+\b/.test(h.textContent)).length;
   return {first_section_screens: top === null ? null : top / window.innerHeight,
           visible_code_lines: lines, visible_lines_over_88: wide, longest_visible_line: longest,
-          visible_check_lines: check, claim_id_headings: idHeads,
+          visible_check_lines: check, claim_id_headings: idHeads, code_column_chars: columnChars,
           first_heading: first ? first.textContent.trim().slice(0, 60) : null};
 }
 """

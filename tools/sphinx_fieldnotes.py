@@ -38,7 +38,7 @@ from sphinx.search.zh import SearchChinese
 from sphinx.util import logging
 
 from fieldnotes.check.rules import RULES
-from helpers.claims import REFERENCE_KINDS
+from helpers.claims import REFERENCE_KINDS, parse_ledger, parse_skips
 from tools import porter_js
 from tools.notebooks import (
     ANSI_RE,
@@ -1153,6 +1153,54 @@ def stamp_notebook(app: Sphinx, docname: str, source: list[str]) -> None:
     source[0] = nbformat.writes(nb)
 
 
+_FIGURE_RE = re.compile(r"^Figure \d+(\.\d+)?[a-z]?\.$")
+
+
+def claim_badges(app: Sphinx, doctree: nodes.document) -> None:
+    """Lay out the proof compactly where the reader meets it (DESIGN.md, "Notebook anatomy").
+
+    * A stored output's ledger lines (``✔ C3 statement — against …``, ``⊘ …``) become one line each: a
+      small ``✔ C3`` badge, the statement, the reference in smaller type. The text stays text (the page
+      search indexes it; what the tests verified is what the reader reads); other lines stay as printed.
+    * A caption paragraph (``**Figure 5.1.** …``) is marked for its style.
+    """
+    for block in list(doctree.findall(nodes.literal_block)):
+        if "stream" not in block.get("classes", []):
+            continue
+        lines = block.astext().splitlines()
+        parsed = [(parse_ledger(ln) or parse_skips(ln) or [None])[0] for ln in lines]
+        if not any(parsed):
+            continue
+        box = nodes.container(classes=["fn-ledger"])
+        rest: list[str] = []
+
+        def flush() -> None:
+            if rest:
+                text = "\n".join(rest)
+                box.append(nodes.literal_block(text, text, classes=block["classes"], language="none"))
+                rest.clear()
+
+        for line, entry in zip(lines, parsed):
+            if entry is None:
+                rest.append(line)
+                continue
+            flush()
+            mark, against = line[0], line.partition(" — against ")[2]
+            statement = entry.statement
+            kind = "fn-claim-pass" if mark == "✔" else "fn-claim-skip"
+            par = nodes.paragraph(classes=["fn-claim-line", kind])
+            par += nodes.inline(f"{mark} {entry.cid}", f"{mark} {entry.cid}", classes=["fn-badge"])
+            par += nodes.Text(f" {statement} ")
+            par += nodes.inline("", f"— against {against}", classes=["fn-against"])
+            box += par
+        flush()
+        block.replace_self(box)
+    for par in doctree.findall(nodes.paragraph):
+        first = par.children[0] if par.children else None
+        if isinstance(first, nodes.strong) and _FIGURE_RE.match(first.astext()):
+            par["classes"].append("fn-caption")
+
+
 def gpu_outputs(matrix: Matrix, stem: str, cells: dict[str, int]) -> dict[int, str]:
     """Cell index -> a block showing what that GPU-guarded cell printed in each GPU run (on the CPU runner
     its stored output is only the skip line). A cell with two such claims printed one text: shown once."""
@@ -1389,6 +1437,7 @@ def setup(app: Sphinx) -> dict[str, Any]:
     }.items():
         app.add_directive(name, directive)
     app.connect("source-read", stamp_notebook)
+    app.connect("doctree-read", claim_badges)
     app.connect("env-get-outdated", generated_outdated)
     app.connect("html-page-context", page_context)
     app.connect("build-finished", finish)
