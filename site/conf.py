@@ -25,6 +25,9 @@ extensions = [
 ]
 nb_execution_mode = "off"  # the site shows exactly the outputs the tests verified
 nb_merge_streams = True
+# The toggle of a hidden cell input (the imports; check cells relabel theirs "show the check" in CSS).
+nb_code_prompt_show = "show the code"
+nb_code_prompt_hide = "hide the code"
 myst_enable_extensions = ["dollarmath", "amsmath", "colon_fence", "deflist"]
 myst_heading_anchors = 3
 suppress_warnings = ["mystnb.unknown_mime_type", "myst.header"]

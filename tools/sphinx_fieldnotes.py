@@ -1024,10 +1024,11 @@ class StampDirective(_Directive):
         box += para(
             "Download: ",
             nodes.raw("", download, format="html"),
-            " (the notebook as in the repository; its first code cell installs the project's ",
-            nodes.literal("helpers", "helpers"),
-            " on Colab) · ",
+            " · ",
             nodes.reference("", "open in Colab", refuri=colab),
+            " (its first code cell installs the project's ",
+            nodes.literal("helpers", "helpers"),
+            ")",
         )
         zh = [t["zh"] for t in s.terms if nb.num in t["notebooks"].split()]
         if zh:
