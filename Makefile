@@ -38,8 +38,8 @@ $(STAMP): requirements.txt pyproject.toml
 	@# lock above installed them; --no-build-isolation: the locked setuptools builds it, offline too).
 	$(BIN)/python -m pip install -q --disable-pip-version-check --no-deps --no-build-isolation -e . 2>&1 \
 	  | { grep -v "^WARNING: Location 'file:" || true; }
-	@# Make `import helpers` work in every kernel of this venv, from any directory.
-	@echo "$(CURDIR)" > "$$($(BIN)/python -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')/fieldnotes.pth"
+	@# Make `import helpers` (and the site's package, fieldnotes_site) work in every kernel of this venv.
+	@printf '%s\n' "$(CURDIR)" "$(CURDIR)/site" > "$$($(BIN)/python -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')/fieldnotes.pth"
 	@# torchviz needs Graphviz's `dot`; graphviz-pure ships one as a static binary.
 	@ln -sf graphviz-pure $(BIN)/dot
 	@rm -f $(VENV)/.installed-*
@@ -54,11 +54,11 @@ test: $(STAMP)
 	OMP_NUM_THREADS=$${OMP_NUM_THREADS:-1} $(BIN)/python -m pytest -n $(JOBS) --dist loadfile --nbval tests notebooks
 
 site: $(STAMP)
-	$(BIN)/python tools/build_site.py --strict
+	$(BIN)/python -m fieldnotes_site.build --strict
 
 # The README's pictures of the site, from the current build.
 screenshots: site
-	$(BIN)/python tools/screenshots.py
+	$(BIN)/python -m fieldnotes_site.screenshots
 
 serve: site
 	$(BIN)/python -m http.server 8000 --bind 127.0.0.1 --directory _build/html

@@ -1,7 +1,7 @@
 """Sphinx configuration of the PyTorch Field Notes site: `sphinx-build site _build/html` builds it all.
 
 The pages under site/ hold the prose; the tables and per-notebook boxes come from the project's extension
-(tools/sphinx_fieldnotes.py), which reads the notebooks (site/notebooks links to them), glossary.tsv,
+(site/fieldnotes_site/), which reads the notebooks (site/notebooks links to them), glossary.tsv,
 coverage.tsv and the verification records.
 """
 
@@ -12,7 +12,7 @@ from pathlib import Path
 import jieba
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))  # the extension (tools.sphinx_fieldnotes) and the helpers it reads with
+sys.path[:0] = [str(ROOT), str(ROOT / "site")]  # helpers and tools; the extension (fieldnotes_site)
 jieba.setLogLevel(logging.WARNING)  # its "Building prefix dict" chatter is not a build message
 
 project = "PyTorch Field Notes"
@@ -21,7 +21,7 @@ copyright = "2026, PyTorch Field Notes contributors"
 
 extensions = [
     "myst_nb",  # renders the stored notebooks (never executes them)
-    "tools.sphinx_fieldnotes",  # generated pages, notebook boxes, error search, weight
+    "fieldnotes_site",  # generated pages, notebook boxes, error search, weight
 ]
 nb_execution_mode = "off"  # the site shows exactly the outputs the tests verified
 nb_merge_streams = True

@@ -1168,7 +1168,7 @@ def claims_of(num: str) -> set[str]:
 
 
 def test_registry_cites_real_claims_and_links_them():
-    from tools.sphinx_fieldnotes import claim_label
+    from fieldnotes_site.base import claim_label
 
     assert sorted(NOTEBOOKS.values()) == sorted(p.stem for p in (ROOT / "notebooks").glob("*.ipynb"))
     codes = [r.code for r in RULES]

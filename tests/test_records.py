@@ -1,4 +1,4 @@
-"""The verification record (tools.notebooks) and how the site reads it (tools.sphinx_fieldnotes)."""
+"""The verification record (tools.notebooks) and how the site reads it (site/fieldnotes_site)."""
 
 from pathlib import Path
 from types import SimpleNamespace
@@ -6,9 +6,12 @@ from types import SimpleNamespace
 import nbformat
 import pytest
 
+from fieldnotes_site.data import Notebook
+from fieldnotes_site.notebook_page import gpu_outputs
+from fieldnotes_site.records import Matrix, _ranges, changes, not_reached
+from fieldnotes_site.sources import version_branches
 from helpers.versions import parse_version, since
 from tools.notebooks import ClaimResult, VerificationRecord, claim_results, load_records, version_key
-from tools.sphinx_fieldnotes import Matrix, Notebook, _ranges, changes, not_reached, version_branches
 
 LINE = "✔ {} s — against a formula: f"
 SKIP = "⊘ {} s — against a formula: f — skipped: needs CUDA"
@@ -210,7 +213,6 @@ def test_skipped_claim_outputs_keep_what_a_gpu_cell_printed():
 
 
 def test_gpu_outputs_one_block_per_cell_and_record():
-    from tools.sphinx_fieldnotes import gpu_outputs
 
     rec = VerificationRecord(
         "torch-2.11.0-cuda-h200", "2.11.0", "NVIDIA H200", "2026-11-28", build="2.11.0+cu130"

@@ -16,7 +16,7 @@ from urllib.parse import quote, unquote, urljoin, urlparse
 
 import pytest
 
-from tools.browser import chromium_path, launch, measure_anatomy, serve
+from fieldnotes_site.browser import chromium_path, launch, measure_anatomy, serve
 from tools.notebooks import claim_cells, ledger, load_records, notebook_paths, read, skipped
 
 pytestmark = pytest.mark.browser
@@ -29,8 +29,8 @@ sync_api = pytest.importorskip(
     "playwright.sync_api", reason="browser tests skipped: playwright not installed"
 )
 
-from tools.build_site import HTML, build  # noqa: E402
-from tools.sphinx_fieldnotes import version_branches  # noqa: E402
+from fieldnotes_site.build import HTML, build  # noqa: E402
+from fieldnotes_site.sources import version_branches  # noqa: E402
 
 LOCAL_SCHEMES = {"data", "blob", "about", "file"}
 
@@ -404,11 +404,11 @@ def test_search_box_lists_the_error_first_and_opens_its_cell(base_url, browser, 
 
 def test_browser_stems_every_indexed_word_as_the_index_did(site, base_url, browser):
     """The stemmer mismatch: for every English word of the notebooks, the search box's stem (JS Porter) is
-    the key the index stored (tools.sphinx_fieldnotes.SearchChinesePorter). Sphinx's own Chinese indexer
+    the key the index stored (fieldnotes_site.search.SearchChinesePorter). Sphinx's own Chinese indexer
     (Snowball "english" plus its short-stem rule) disagrees on many of them: the counterfactual."""
     from sphinx.search.zh import SearchChinese
 
-    from tools.sphinx_fieldnotes import SearchChinesePorter
+    from fieldnotes_site.search import SearchChinesePorter
 
     text = " ".join(c.source for p in notebook_paths() for c in read(p).cells)
     words = sorted({w for w in re.findall(r"[A-Za-z_][A-Za-z0-9_]+", text) if len(w) > 1})
@@ -431,7 +431,7 @@ def test_browser_stems_every_indexed_word_as_the_index_did(site, base_url, brows
 def test_statements_read_as_printed_and_link_to_their_cell(site, base_url, browser):
     """Every claim statement appears verbatim on the ledger (no smart quotes, no Markdown eating `*` or
     `__`), each claim id links to the cell that checks it, and each coverage row has its own anchor."""
-    from tools.sphinx_fieldnotes import claim_label
+    from fieldnotes_site.base import claim_label
 
     v = Visit(browser, base_url + "claims.html")
     try:
@@ -609,7 +609,7 @@ def test_coverage_is_split_per_notebook(site):
 def test_chinese_reads_without_a_system_cjk_font(site, base_url, browser):
     """Every Chinese character on the site is in the shipped subset font, which the glossary uses; terms do
     not break between their characters."""
-    from tools.cjk_font import cjk_chars, covered
+    from fieldnotes_site.cjk_font import cjk_chars, covered
 
     font = site / "_static" / "fonts" / "fieldnotes-cjk.woff"
     shown = set().union(*(cjk_chars(p.read_text(encoding="utf-8")) for p in site.rglob("*.html")))

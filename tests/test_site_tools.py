@@ -1,12 +1,14 @@
-"""Unit tests of the site's building blocks that need no browser (tools/porter_js.py, tools/cjk_font.py,
-tools/sphinx_fieldnotes.py, the setup cell of tools/notebooks.py)."""
+"""Unit tests of the site's building blocks that need no browser (site/fieldnotes_site: the stemmer, the
+CJK font, the extension's modules) and of the setup cell of tools/notebooks.py."""
 
 import pytest
 
-from tools import porter_js
-from tools.cjk_font import cjk_chars
+from fieldnotes_site import porter as porter_js
+from fieldnotes_site.cjk_font import cjk_chars
+from fieldnotes_site.docnodes import text_nodes
+from fieldnotes_site.search import SearchChinesePorter
+from fieldnotes_site.sources import claim_raises_calls, heading_before
 from tools.notebooks import repo_url, setup_cell_source
-from tools.sphinx_fieldnotes import SearchChinesePorter, claim_raises_calls, text_nodes
 
 
 @pytest.mark.parametrize(
@@ -56,7 +58,9 @@ def test_text_nodes_keep_text_exact():
 def test_setup_cell_installs_from_the_configured_repository():
     assert repo_url().startswith("https://")
     src = setup_cell_source("https://example.org/fork")
-    assert '("pytorch-field-notes[colab] @ git+https://example.org/fork" if "google.colab" in sys' in src
+    assert 'repo = "git+https://example.org/fork"' in src
+    assert 'f"pytorch-field-notes[colab] @ {repo}" if on_colab' in src
+    assert max(len(line) for line in src.splitlines()) <= 88  # fits the notebooks' columns
     assert "FIELDNOTES_INSTALL" in src and "invalidate_caches" in src
     compile(src, "setup", "exec")
 
@@ -77,8 +81,6 @@ def test_colab_extra_pins_match_the_lock():
 
 def test_heading_before_skips_comments_in_fenced_code():
     import nbformat
-
-    from tools.sphinx_fieldnotes import heading_before
 
     md = nbformat.v4.new_markdown_cell
     cells = [

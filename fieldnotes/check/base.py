@@ -28,7 +28,7 @@ if TYPE_CHECKING:  # libcst is imported only to fix (it takes a while to import)
     from libcst.codemod.visitors import ImportItem
 
 #: Claim number -> notebook stem; a claim ``NN-Cn`` is on ``notebooks/<stem>.html`` at ``#claim-NN-cn``
-#: (the target tools/sphinx_fieldnotes.py puts before every claim cell; a test keeps both in step).
+#: (the target site/fieldnotes_site puts before every claim cell; a test keeps both in step).
 NOTEBOOKS = {
     "00": "00_environment",
     "01": "01_tensors",

@@ -1,5 +1,5 @@
 /* The theme's icons without its 1.5 MB Font Awesome bundle: each <i|span class="fa-solid fa-NAME"> becomes the
-   inline SVG Font Awesome would draw. The build (tools/sphinx_fieldnotes.py) fills ICONS with the paths of
+   inline SVG Font Awesome would draw. The build (site/fieldnotes_site/assets.py) fills ICONS with the paths of
    the icons the pages use, copied from the theme's own bundle. */
 (() => {
   const ICONS = /*ICONS*/{};

@@ -2,7 +2,7 @@
 Porter's JavaScript version of his revised algorithm: ``bli -> ble`` and ``logi -> log`` in step 2).
 
 Snowball's "porter" is the 1980 original and differs on words such as "possibly" and "topology"; an index
-stemmed with it would file those under keys the browser never asks for. The index (tools/sphinx_fieldnotes)
+stemmed with it would file those under keys the browser never asks for. The index (fieldnotes_site.search)
 stems with this port, so both sides agree on every word; a browser test compares them word by word.
 """
 

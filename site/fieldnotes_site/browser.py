@@ -1,6 +1,6 @@
 """Serve the built site on loopback and drive Debian's Chromium with Playwright.
 
-Shared by the browser tests and tools/screenshots.py. Never downloads a browser:
+Shared by the browser tests and fieldnotes_site.screenshots. Never downloads a browser:
 it uses /usr/bin/chromium (or $CHROMIUM).
 """
 

@@ -1,5 +1,5 @@
-"""Build the static site: plain `sphinx-build` on site/ (site/conf.py loads the extension
-tools/sphinx_fieldnotes.py, which generates the pages). Used by `make site` and the browser tests, so both
+"""Build the static site: plain `sphinx-build` on site/ (site/conf.py loads this package, the extension
+that generates the pages). Used by `make site` and the browser tests, so both
 exercise exactly the command the README gives; prints the time taken."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ import sys
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 HTML = ROOT / "_build" / "html"
 
 

@@ -12,8 +12,8 @@ Output is WOFF (zlib): the project has no brotli, which WOFF2 needs. Hinting, th
 and every layout feature but those Chromium's text-spacing-trim uses on runs of fullwidth punctuation are
 dropped; the site sets CJK text horizontally.
 
-    .venv/bin/python tools/cjk_font.py            # regenerate after the site's Chinese text changes
-    .venv/bin/python tools/cjk_font.py --source /path/NotoSansCJK-Regular.ttc --extra "more text"
+    .venv/bin/python -m fieldnotes_site.cjk_font            # regenerate after the site's Chinese text changes
+    .venv/bin/python -m fieldnotes_site.cjk_font --source /path/NotoSansCJK-Regular.ttc --extra "more text"
 
 `cjk_chars` and `covered` are for tests: every CJK character of the built HTML must be in the font.
 """
@@ -27,7 +27,7 @@ import sys
 from collections.abc import Iterable
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 OUTPUT = ROOT / "site" / "_static" / "fonts" / "fieldnotes-cjk.woff"
 #: Where the source font is looked for, in order: Debian's fonts-noto-cjk, then a kept copy of it.
 SOURCE_CANDIDATES = (

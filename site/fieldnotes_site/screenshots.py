@@ -9,10 +9,10 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-from tools.browser import launch, serve  # noqa: E402
+from .browser import launch, serve  # noqa: E402
 
 SHOTS = {
     "site_landing.png": "index.html",

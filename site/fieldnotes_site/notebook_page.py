@@ -1,0 +1,114 @@
+"""A notebook page as the reader sees it: at source-read the verification box, the claim and error targets
+and the GPU outputs are inserted into the page (never into the repository's file); at doctree-read the ✔
+lines of the folded checks become compact badges and figure captions get their style."""
+
+from __future__ import annotations
+
+import re
+
+import nbformat
+from docutils import nodes
+from sphinx.application import Sphinx
+
+from helpers.claims import parse_ledger, parse_skips
+from tools.notebooks import (
+    claim_cells,
+)
+
+from .base import rule_label, rules_by_claim
+from .data import data
+from .records import Matrix
+
+
+def stamp_notebook(app: Sphinx, docname: str, source: list[str]) -> None:
+    """Insert the stamp and the claim/error targets into the page (never into the repository's file)."""
+    nb_info = data(app).by_doc.get(docname)
+    if nb_info is None:
+        return
+    nb = nbformat.reads(source[0], as_version=4)
+    backs = rules_by_claim()
+    gpu_printed = gpu_outputs(data(app).matrix, nb_info.stem, claim_cells(nb))
+    seen: set[int] = set()
+    for i, label in sorted(nb_info.anchors, key=lambda a: a[0], reverse=True):
+        if i not in seen and i in gpu_printed:  # after the cell, before the next cell's own targets
+            nb.cells.insert(i + 1, nbformat.v4.new_markdown_cell(gpu_printed[i]))
+        seen.add(i)
+        num, cid = label.split("-")[1:] if label.startswith("claim-") else ("", "")
+        codes = backs.get(f"{num}-{cid.upper()}", [])
+        if codes:  # the claim proves a `fieldnotes check` rule: say so where the reader sees the claim
+            links = ", ".join(f"{{ref}}`{code} <{rule_label(code)}>`" for code in codes)
+            note = f"`fieldnotes check` finds this in your code: {links}"
+            nb.cells.insert(i, nbformat.v4.new_markdown_cell(f"```{{container}} fn-rule-note\n{note}\n```"))
+        nb.cells.insert(i, nbformat.v4.new_markdown_cell(f"({label})="))
+    nb.cells.insert(1, nbformat.v4.new_markdown_cell("```{fieldnotes-stamp}\n```"))
+    source[0] = nbformat.writes(nb)
+
+
+_FIGURE_RE = re.compile(r"^Figure \d+(\.\d+)?[a-z]?\.$")
+
+
+def claim_badges(app: Sphinx, doctree: nodes.document) -> None:
+    """Lay out the proof compactly where the reader meets it (DESIGN.md, "Notebook anatomy").
+
+    * A stored output's ledger lines (``✔ C3 statement — against …``, ``⊘ …``) become one line each: a
+      small ``✔ C3`` badge, the statement, the reference in smaller type. The text stays text (the page
+      search indexes it; what the tests verified is what the reader reads); other lines stay as printed.
+    * A caption paragraph (``**Figure 5.1.** …``) is marked for its style.
+    """
+    for block in list(doctree.findall(nodes.literal_block)):
+        if "stream" not in block.get("classes", []):
+            continue
+        lines = block.astext().splitlines()
+        parsed = [(parse_ledger(ln) or parse_skips(ln) or [None])[0] for ln in lines]
+        if not any(parsed):
+            continue
+        box = nodes.container(classes=["fn-ledger"])
+        rest: list[str] = []
+
+        def flush() -> None:
+            if rest:
+                text = "\n".join(rest)
+                box.append(nodes.literal_block(text, text, classes=block["classes"], language="none"))
+                rest.clear()
+
+        for line, entry in zip(lines, parsed):
+            if entry is None:
+                rest.append(line)
+                continue
+            flush()
+            mark, against = line[0], line.partition(" — against ")[2]
+            statement = entry.statement
+            kind = "fn-claim-pass" if mark == "✔" else "fn-claim-skip"
+            par = nodes.paragraph(classes=["fn-claim-line", kind])
+            par += nodes.inline(f"{mark} {entry.cid}", f"{mark} {entry.cid}", classes=["fn-badge"])
+            par += nodes.Text(f" {statement} ")
+            par += nodes.inline("", f"— against {against}", classes=["fn-against"])
+            box += par
+        flush()
+        block.replace_self(box)
+    for par in doctree.findall(nodes.paragraph):
+        first = par.children[0] if par.children else None
+        if isinstance(first, nodes.strong) and _FIGURE_RE.match(first.astext()):
+            par["classes"].append("fn-caption")
+
+
+def gpu_outputs(matrix: Matrix, stem: str, cells: dict[str, int]) -> dict[int, str]:
+    """Cell index -> a block showing what that GPU-guarded cell printed in each GPU run (on the CPU runner
+    its stored output is only the skip line). A cell with two such claims printed one text: shown once."""
+    blocks: dict[int, dict[str, str]] = {}
+    for rec in matrix.gpu:
+        for cid, text in rec.outputs.get(stem, {}).items():
+            if cid not in cells or rec.label in blocks.get(cells[cid], {}):
+                continue
+            when = f"{rec.device}, torch {rec.build or rec.torch}, {rec.date}"
+            if matrix.stale(rec, stem):
+                when += "; recorded for an earlier revision of this notebook"
+            fence = "`" * max(3, 1 + max((len(m) for m in re.findall(r"`+", text)), default=0))
+            blocks.setdefault(cells[cid], {})[rec.label] = (
+                f"**On the GPU** ({when}) this cell printed:\n\n{fence}text\n{text}\n{fence}"
+            )
+    outer = "`" * 8
+    return {
+        i: f"{outer}{{container}} fn-gpu-output\n" + "\n\n".join(by_rec.values()) + f"\n{outer}"
+        for i, by_rec in blocks.items()
+    }

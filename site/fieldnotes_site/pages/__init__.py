@@ -1,0 +1,1 @@
+"""One module per generated page: the directive that builds it from the site's data."""

@@ -1,0 +1,50 @@
+"""``fieldnotes-stamp``: the verification box at the top of each notebook page."""
+
+from __future__ import annotations
+
+from docutils import nodes
+
+from ..data import stamp
+from ..docnodes import _Directive, para, xref
+
+
+class StampDirective(_Directive):
+    """The admonition at the top of a notebook page (inserted at source-read)."""
+
+    def run(self) -> list[nodes.Node]:
+        nb = self.site.by_doc[self.docname]
+        s = self.site
+        box = nodes.admonition(classes=["tip", "fn-stamp"])
+        box += nodes.title("", "Verified notebook")
+        box += para(f"{len(nb.ledger)} claims asserted and re-checked by the test suite; {stamp(nb.meta)}.")
+        if nb.holds_on:
+            box += para(
+                f"Version matrix: {nb.holds_on} (",
+                xref(self.docname, f"claims-{nb.num}", "per claim"),
+                " · ",
+                xref(self.docname, "/changes", "what changed", "doc"),
+                ").",
+            )
+        url = self.env.config.fieldnotes_repo_url
+        slug = url.split("github.com/")[-1]
+        colab = f"https://colab.research.google.com/github/{slug}/blob/main/notebooks/{nb.path.name}"
+        download = (
+            f'<a class="reference download" href="../_sources/notebooks/{nb.path.name}" '
+            f'download="{nb.path.name}"><code class="xref download docutils literal notranslate">'
+            f"{nb.path.name}</code></a>"
+        )
+        box += para(
+            "Download: ",
+            nodes.raw("", download, format="html"),
+            " · ",
+            nodes.reference("", "open in Colab", refuri=colab),
+            " (its first code cell installs the project's ",
+            nodes.literal("helpers", "helpers"),
+            ")",
+        )
+        zh = [t["zh"] for t in s.terms if nb.num in t["notebooks"].split()]
+        if zh:
+            words = nodes.inline("", "、".join(zh), classes=["fn-zh"])
+            words["lang"] = "zh"
+            box += para("关键词 (keywords): ", words)
+        return [box]
