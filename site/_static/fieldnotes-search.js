@@ -5,7 +5,12 @@
       bonus when the entry's asserted message (two words or more) occurs in the paste, and a small one when its
       exception class does. The best entries are listed first and
       link to the reproducing cell.
-   2. Page search: Sphinx requires every query word to be in a page, so a paste with a number, a shape, a
+   2. Section search: a question is ranked against every section of the notebooks (BM25F over its heading,
+      its page's title with the parent heading, and its own text: prose, visible code, claim statements;
+      window.FIELDNOTES_SECTIONS, written by the build). A word no section has is ignored, a word a
+      section lacks only lowers its score. Each hit opens the page at that section, its words highlighted,
+      under a snippet taken from the section's own text.
+   3. Page search: Sphinx requires every query word to be in a page, so a paste with a number, a shape, a
       path or a suffix the site never printed found nothing. Words the index does not know are dropped; when
       no page has all the others, pages are ranked by how many they contain.
 */
@@ -159,7 +164,105 @@
     box.appendChild(list);
     const results = document.getElementById("search-results");
     results.parentNode.insertBefore(box, results);
+    return sure ? null : box; // sections go above a guess, below a sure hit
   };
+
+  // ---------------------------------------------------------------------------------- sections
+  const ASK = new Set("how do does did what why when where which who should can could would i my me we get use using vs versus".split(" ").map(stem));
+  const FIELDS = { h: 3, p: 1, b: 1 }; // heading; page title + parent heading; own text
+  let sections = null;
+  const sdf = new Map();
+  const avg = { h: 1, p: 1, b: 1 };
+  const buildSections = () => {
+    sections = (window.FIELDNOTES_SECTIONS || []).map((s) => {
+      // a page's top (its title) and its summaries restate every section: they rank below the section itself
+      const summary = !s.anchor || /^(Takeaways|Corrections)$/.test(s.heading);
+      const f = { h: s.anchor ? words(s.heading) : [], p: words(`${s.title} ${s.parent}`), b: words(s.text) };
+      const tf = {};
+      Object.keys(f).forEach((k) => {
+        tf[k] = new Map();
+        f[k].forEach((w) => tf[k].set(w, (tf[k].get(w) || 0) + 1));
+      });
+      return { ...s, tf, weight: summary ? 0.7 : 1, len: { h: f.h.length, p: f.p.length, b: f.b.length } };
+    });
+    sections.forEach((s) =>
+      new Set([...s.tf.h.keys(), ...s.tf.p.keys(), ...s.tf.b.keys()]).forEach((w) => sdf.set(w, (sdf.get(w) || 0) + 1))
+    );
+    Object.keys(avg).forEach((k) => (avg[k] = sections.reduce((a, s) => a + s.len[k], 0) / (sections.length || 1) || 1));
+  };
+  const questionTerms = (q) => [...new Set(words(q))].filter((w) => !ASK.has(w) && sdf.has(w));
+  const matchSections = (q) => {
+    if (sections === null) buildSections();
+    const terms = questionTerms(q);
+    const n = sections.length;
+    return sections
+      .map((s) => {
+        let score = 0;
+        terms.forEach((w) => {
+          // BM25F: field-weighted, length-normalised term frequency (k1 = 1.2, b = 0.75), times the idf
+          let tf = 0;
+          Object.keys(FIELDS).forEach((k) => {
+            const t = s.tf[k].get(w) || 0;
+            if (t) tf += (FIELDS[k] * t) / (0.25 + (0.75 * s.len[k]) / avg[k]);
+          });
+          if (tf) score += Math.log(1 + (n - sdf.get(w) + 0.5) / (sdf.get(w) + 0.5)) * (tf / (1.2 + tf));
+        });
+        return { s, score: score * s.weight };
+      })
+      .filter((h) => h.score > 0)
+      .sort((a, b) => b.score - a.score)
+      .map((h) => ({ ...h.s, score: h.score }));
+  };
+  // The snippet: the sentence of the section's own text with the most query words, those words marked.
+  const snippet = (s, terms) => {
+    const sentences = s.text.match(/[^.!?]+[.!?]*/g) || [s.text];
+    const count = (t) => new Set(words(t).filter((w) => terms.includes(w))).size;
+    const best = sentences.reduce((a, b) => (count(b) > count(a) ? b : a), sentences[0] || "").trim();
+    const p = document.createElement("p");
+    p.className = "fn-snippet";
+    best.slice(0, 300).split(/([\p{L}\p{N}_]+)/u).forEach((piece) => {
+      if (/^[\p{L}\p{N}_]+$/u.test(piece) && words(piece).some((w) => terms.includes(w))) {
+        const m = document.createElement("mark");
+        m.textContent = piece;
+        p.appendChild(m);
+      } else p.append(piece);
+    });
+    return p;
+  };
+  const showSections = (q, before) => {
+    const hits = matchSections(q);
+    if (!hits.length) return;
+    const terms = questionTerms(q);
+    const top = hits[0].score;
+    const root = document.documentElement.dataset.content_root || "";
+    const box = document.createElement("section");
+    box.id = "fieldnotes-section-hits";
+    const h = document.createElement("h2");
+    h.textContent = "Sections";
+    box.appendChild(h);
+    const list = document.createElement("ol");
+    list.className = "fn-section-hits";
+    const raw = (norm(q).replace(/_/g, " ").match(/[\p{L}]+/gu) || []).filter((w) => w.length >= 3 && !STOP.has(w) && !ASK.has(stem(w)));
+    hits.filter((s) => s.score >= top / 3).slice(0, 8).forEach((s) => {
+      const li = document.createElement("li");
+      const a = document.createElement("a");
+      const light = [...new Set(raw.filter((w) => terms.includes(stem(w))))].join(" ");
+      a.href = `${root}${s.page}?highlight=${encodeURIComponent(light)}${s.anchor ? "#" + s.anchor : ""}`;
+      const remember = () => localStorage.setItem("sphinx_highlight_terms", light);
+      a.addEventListener("mousedown", remember);
+      a.addEventListener("keydown", remember);
+      const num = s.title.split(" · ")[0];
+      a.textContent = s.anchor ? `${num} · ${s.heading}` : s.title;
+      li.appendChild(a);
+      if (s.anchor) li.append(` — ${s.title.split(" · ").slice(1).join(" · ")}`);
+      li.appendChild(snippet(s, terms));
+      list.appendChild(li);
+    });
+    box.appendChild(list);
+    const results = document.getElementById("search-results");
+    results.parentNode.insertBefore(box, before || results);
+  };
+  window.FieldnotesSearch.matchSections = matchSections;
 
   // ---------------------------------------------------------------------------------- page search
   const known = (word) => {
@@ -197,15 +300,18 @@
       }
       if (!usable.size) return original(searchTerms, excludedTerms);
       const results = original(usable, excludedTerms);
-      if (results.length || usable.size < 2) return results;
-      // no page has every word: rank pages by how many of the words they contain
+      if (usable.size < 2) return results;
+      // a word a page lacks does not drop it: pages with most (but not all) of the words follow, ranked
+      // by how many they contain, below those that have every word
       const count = new Map();
       usable.forEach((w) => filesOf(w).forEach((f) => count.set(f, (count.get(f) || 0) + 1)));
       const most = Math.max(...count.values());
       const { docnames, titles, filenames } = Search._index;
-      return [...count]
-        .filter(([, n]) => n >= Math.max(1, Math.ceil(most / 2)))
-        .map(([f, n]) => [docnames[f], titles[f], "", null, n, filenames[f], typeof SearchResultKind === "undefined" ? "text" : SearchResultKind.text]);
+      const listed = new Set(results.map((r) => r[0]));
+      const more = [...count]
+        .filter(([f, n]) => n >= Math.max(1, Math.ceil(most / 2)) && !listed.has(docnames[f]))
+        .map(([f, n]) => [docnames[f], titles[f], "", null, n - 100, filenames[f], typeof SearchResultKind === "undefined" ? "text" : SearchResultKind.text]);
+      return results.concat(more);
     };
   };
 
@@ -218,7 +324,9 @@
   install();
   const ready = () => {
     install();
-    if (query) showErrors(query);
+    if (!query) return;
+    const guess = showErrors(query);
+    showSections(query, guess);
   };
   if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", ready);
   else ready();

@@ -13,7 +13,7 @@ from sphinx.application import Sphinx
 
 from .base import GENERATED, STATIC, logger
 from .data import data
-from .search import error_records
+from .search import error_records, section_records
 
 # Font Awesome icons the theme's pages use; the icon script draws these from the theme's own bundle, where
 # each pack ("fab", "far", "fas") is an object of `name:[width,height,[aliases],"unicode","path"]` entries
@@ -77,6 +77,7 @@ def page_context(app: Sphinx, pagename: str, templatename: str, context: dict, d
         context["sourcename"] = ""
     if pagename == "search":
         app.add_js_file("fieldnotes-errors.js", priority=900)
+        app.add_js_file("fieldnotes-sections.js", priority=900)
         app.add_js_file("fieldnotes-search.js", priority=901)
 
 
@@ -142,6 +143,13 @@ def finish(app: Sphinx, exc: Exception | None) -> None:
     (static / "fieldnotes-errors.js").write_text(
         f"// The error index, read by fieldnotes-search.js (a script, so search works from file:// too).\n"
         f"window.FIELDNOTES_ERRORS = {records};\n",
+        encoding="utf-8",
+    )
+    titles = {nb.docname: nb.title for nb in site.notebooks}
+    sections = section_records(app.env, list(titles), titles)
+    (static / "fieldnotes-sections.js").write_text(
+        "// The section index, read by fieldnotes-search.js: a question ranks the section that answers it.\n"
+        f"window.FIELDNOTES_SECTIONS = {json.dumps(sections, ensure_ascii=False, separators=(',', ':'))};\n",
         encoding="utf-8",
     )
     theme_fa = static / "scripts" / "fontawesome.js"

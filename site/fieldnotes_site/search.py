@@ -1,13 +1,15 @@
-"""Search: Chinese-mode indexing with the browser's own Porter stemmer, and the error index that
-_static/fieldnotes-search.js matches a pasted error message against."""
+"""Search: Chinese-mode indexing with the browser's own Porter stemmer, the error index that
+_static/fieldnotes-search.js matches a pasted error message against, and the section index it ranks a
+reader's question against (so a question lands on the section that answers it, not on a page's top)."""
 
 from __future__ import annotations
 
+from typing import Any
+
+from docutils import nodes
 from sphinx.search.zh import SearchChinese
 
-from tools.notebooks import (
-    ANSI_RE,
-)
+from tools.notebooks import ANSI_RE
 
 from . import porter
 from .data import SiteData
@@ -46,4 +48,75 @@ def error_records(site: SiteData) -> list[dict[str, str]]:
                 "gpu_only": e.gpu_only,
             }
         )
+    return out
+
+
+#: Words of a section's body the index keeps (its text is also what the search page quotes as snippet).
+SECTION_CHARS = 4000
+
+
+def _own_text(section: nodes.section) -> str:
+    """What a reader reads in ``section`` itself (not its subsections): prose, lists, tables, math, the
+    visible code, and the statements of its claims (the ✔ badges); not the folded checks' code, not other
+    outputs, not the claim list folded under the page title."""
+    parts: list[str] = []
+
+    def walk(node: nodes.Node) -> bool:  # False: stop (the folded claim list starts)
+        if isinstance(node, nodes.section):
+            return True
+        if isinstance(node, nodes.raw) and node.astext().lstrip().startswith("<details>"):
+            return False
+        classes = node.get("classes", []) if isinstance(node, nodes.Element) else []
+        if "cell_input" in classes and "tag_check" in node.parent.get("classes", []):
+            return True  # the folded check's code
+        if "cell_output" in classes:  # of the outputs, only the claims' statements
+            for par in node.findall(nodes.paragraph):
+                if "fn-claim-line" in par.get("classes", []):
+                    kept = [
+                        c
+                        for c in par.children
+                        if not isinstance(c, nodes.Element) or "fn-against" not in c["classes"]
+                    ]
+                    words = (c.astext() for c in kept)
+                    parts.append(" ".join(words))
+            return True
+        if isinstance(
+            node, (nodes.paragraph, nodes.literal_block, nodes.math_block, nodes.table, nodes.term)
+        ):
+            parts.append(node.astext())
+            return True
+        for child in node.children if isinstance(node, nodes.Element) else []:
+            if not walk(child):
+                return False
+        return True
+
+    for child in section.children[1:]:
+        if not walk(child):
+            break
+    return " ".join(" ".join(parts).split())[:SECTION_CHARS]
+
+
+def section_records(env: Any, docnames: list[str], titles: dict[str, str]) -> list[dict[str, str]]:
+    """One record per section of the given pages (``docname -> page title`` in ``titles``): its page, anchor,
+    heading, parent heading and own text, for the search page's section ranking."""
+    out = []
+    for docname in docnames:
+        doctree = env.get_doctree(docname)
+        for section in doctree.findall(nodes.section):
+            ids = section.get("ids", [])
+            heading = section[0].astext() if section.children else ""
+            if heading == "References":  # titles and links: they answer no question themselves
+                continue
+            parent = section.parent
+            top = not isinstance(parent, nodes.section)
+            out.append(
+                {
+                    "page": f"{docname}.html",
+                    "anchor": "" if top or not ids else ids[0],
+                    "title": titles.get(docname, ""),
+                    "heading": heading,
+                    "parent": "" if top or not isinstance(parent, nodes.section) else parent[0].astext(),
+                    "text": _own_text(section),
+                }
+            )
     return out
