@@ -254,7 +254,56 @@ def test_ledger_page_counts_every_stored_ledger_line(site):
     stored = sum(len(ledger(read(p))) for p in notebook_paths())
     text = (site / "claims.html").read_text(encoding="utf-8")
     assert f"{stored} verified claims" in text
-    assert len(re.findall(r'<tr class="row-(?:odd|even)" id="ledger-\d\d-c\d+"', text)) >= stored
+    assert len(re.findall(r'<details class="fn-row" id="ledger-\d\d-c\d+"', text)) >= stored
+
+
+def test_ledger_filters_and_rows_that_open(site, base_url, browser):
+    """The ledger is compact (well under 40 screens at 1280x800, rows closed), its filters narrow it by
+    notebook, words, and outcome on one release, and an opened row lists every recorded release in words,
+    a failing one with its error (from the record)."""
+    records = [r for r in load_records() if not r.is_gpu]
+    v = Visit(browser, base_url + "claims.html")
+    try:
+        v.check_clean("claims")
+        page = v.page
+        page.set_viewport_size({"width": 1280, "height": 800})
+        screens = page.evaluate("document.documentElement.scrollHeight") / 800
+        assert screens < 40, f"the ledger is {screens:.0f} screens long"
+        total = page.locator("details.fn-row").count()
+        page.select_option("form.fn-ledger-filter select[name=nb]", "05")
+        shown = page.locator("details.fn-row:not([hidden])")
+        assert shown.count() == len(ledger(read(notebook_paths()[5]))) + len(
+            skipped(read(notebook_paths()[5]))
+        )
+        assert all(d == "05" for d in shown.evaluate_all("ds => ds.map(d => d.dataset.nb)"))
+        page.select_option("form.fn-ledger-filter select[name=nb]", "")
+        page.fill("form.fn-ledger-filter input[name=q]", "05-C3")
+        assert shown.count() == 1 and "05-C3" in shown.first.inner_text()
+        shown.first.locator("summary").click()
+        body = shown.first.locator(".fn-row-body").inner_text()
+        assert "Checked against" in body and (
+            not records or f"torch {records[0].torch.rsplit('.', 1)[0]}" in body
+        )
+        page.fill("form.fn-ledger-filter input[name=q]", "")
+        failed = [
+            (rec, stem, cid, res)
+            for rec in records
+            for stem, claims in rec.claims.items()
+            for cid in claims
+            if (res := rec.result(stem, cid)) and res.result == "fail"
+        ]
+        if failed:
+            rec, stem, cid, res = failed[0]
+            release = ".".join(rec.torch.split(".")[:2])
+            page.select_option("form.fn-ledger-filter select[name=outcome]", "failed")
+            page.select_option("form.fn-ledger-filter select[name=release]", release)
+            assert 0 < shown.count() < total
+            row = page.locator(f"#ledger-{stem[:2]}-{cid.lower()}")
+            assert row.is_visible(), f"{stem} {cid} failed on {release} but is filtered out"
+            row.locator("summary").click()
+            assert res.detail.split("\n")[0][:40] in row.inner_text(), "the failing release does not say why"
+    finally:
+        v.close()
 
 
 def test_rules_page_and_the_claims_that_prove_them_link_both_ways(site):
@@ -273,7 +322,7 @@ def test_rules_page_and_the_claims_that_prove_them_link_both_ways(site):
         nb_page = (site / page).read_text(encoding="utf-8")
         back = nb_page.split(f'id="{anchor}"', 1)[1][:2000]
         assert f'href="../rules.html#rule-{r.code.lower()}"' in back, f"{r.claim}: no link back to {r.code}"
-        ledger_row = re.search(rf'id="ledger-{r.claim.lower()}">(.*?)</tr>', ledger_page, re.S)
+        ledger_row = re.search(rf'id="ledger-{r.claim.lower()}"(.*?)</details>', ledger_page, re.S)
         assert ledger_row and f"rules.html#rule-{r.code.lower()}" in ledger_row[1], f"ledger {r.claim}"
 
 
@@ -288,7 +337,7 @@ def test_version_grid_what_changed_and_holds_on(site, base_url, browser):
     v = Visit(browser, base_url + "claims.html")
     try:
         v.check_clean("claims")
-        cells = v.page.locator("td .fn-grid .fn-v")
+        cells = v.page.locator("details.fn-row .fn-grid .fn-v")
         assert cells.count() == n_claims * len(records)
         box = cells.first.bounding_box()
         assert box and box["width"] > 2 and box["height"] > 5, "grid cells are not visible"
@@ -437,7 +486,7 @@ def test_statements_read_as_printed_and_link_to_their_cell(site, base_url, brows
     try:
         text = " ".join(v.page.inner_text("main").split())
         links = v.page.eval_on_selector_all(  # (the cell also links the rules a claim proves)
-            "table.fn-claims td:first-child a[href*='#claim-']", "as => as.map(a => a.href)"
+            "details.fn-row summary a[href*='#claim-']", "as => as.map(a => a.href)"
         )
     finally:
         v.close()
@@ -703,8 +752,7 @@ def test_icons_draw_and_tables_become_cards_on_a_phone(site, browser):
             toggle = page.locator("button.primary-toggle:visible svg.svg-inline--fa")
             assert toggle.count() >= 1 and toggle.first.bounding_box()["width"] >= 8, "no visible menu icon"
             page.goto(url + "claims.html", wait_until="load")
-            cell = page.locator("table.fn-claims tbody tr").first.locator("td").nth(4)
-            assert cell.get_attribute("data-label") == "statement"
-            assert cell.bounding_box()["width"] >= 250, "statement column squeezed on a phone"
+            cell = page.locator("details.fn-row .fn-row-statement").first
+            assert cell.bounding_box()["width"] >= 300, "statement squeezed on a phone"
         finally:
             page.close()

@@ -75,6 +75,8 @@ def page_context(app: Sphinx, pagename: str, templatename: str, context: dict, d
         context["pathto"] = patched
     if pagename in GENERATED:  # their sources are directive stubs: nothing a reader would download
         context["sourcename"] = ""
+    if pagename == "claims":
+        app.add_js_file("fieldnotes-ledger.js", loading_method="defer")
     if pagename == "search":
         app.add_js_file("fieldnotes-errors.js", priority=900)
         app.add_js_file("fieldnotes-sections.js", priority=900)

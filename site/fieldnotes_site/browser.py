@@ -126,3 +126,30 @@ def measure_anatomy(browser, url: str, width: int = 1280, height: int = 800) -> 
         return page.evaluate(ANATOMY_JS)
     finally:
         page.close()
+
+
+#: Words broken across lines in a page's tables: a run of letters or digits whose text wraps onto two
+#: lines (breaks at spaces, dots, slashes, underscores or hyphens between such runs are fine).
+MIDWORD_JS = r"""
+() => {
+  const broken = [];
+  for (const table of document.querySelectorAll('article table')) {
+    const walker = document.createTreeWalker(table, NodeFilter.SHOW_TEXT);
+    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+      for (const m of node.textContent.matchAll(/[A-Za-z0-9]{2,}/g)) {
+        const r = document.createRange();
+        r.setStart(node, m.index);
+        r.setEnd(node, m.index + m[0].length);
+        const tops = new Set([...r.getClientRects()].filter(x => x.width > 0).map(x => Math.round(x.top)));
+        if (tops.size > 1) broken.push(m[0]);
+      }
+    }
+  }
+  return broken;
+}
+"""
+
+
+def midword_breaks(page) -> list[str]:  # noqa: ANN001 - a playwright page
+    """The words of the loaded page's tables that wrap mid-word (see :data:`MIDWORD_JS`)."""
+    return page.evaluate(MIDWORD_JS)

@@ -37,13 +37,21 @@ def stamp_notebook(app: Sphinx, docname: str, source: list[str]) -> None:
         codes = backs.get(f"{num}-{cid.upper()}", [])
         if codes:  # the claim proves a `fieldnotes check` rule: say so where the reader sees the claim
             links = ", ".join(f"{{ref}}`{code} <{rule_label(code)}>`" for code in codes)
-            note = f"`fieldnotes check` finds this in your code: {links}"
+            note = f"This project's linter, `fieldnotes check`, finds this mistake in your code: {links}"
             nb.cells.insert(i, nbformat.v4.new_markdown_cell(f"```{{container}} fn-rule-note\n{note}\n```"))
         nb.cells.insert(i, nbformat.v4.new_markdown_cell(f"({label})="))
     nb.cells.insert(1, nbformat.v4.new_markdown_cell("```{fieldnotes-stamp}\n```"))
     source[0] = nbformat.writes(nb)
 
 
+SLOW = "⏱"
+#: ⏱ drawn as an inline SVG clock: Debian's chromium with no emoji font showed an empty box.
+CLOCK_SVG = (
+    '<svg class="fn-clock" role="img" aria-label="slow cell (⏱)" viewBox="0 0 16 16" width="1em" '
+    'height="1em"><circle cx="8" cy="9" r="6" fill="none" stroke="currentColor" stroke-width="1.6"/>'
+    '<path d="M8 5.5V9l2.4 1.6M6.2 1.5h3.6M8 1.5V3" fill="none" stroke="currentColor" '
+    'stroke-width="1.6" stroke-linecap="round"/></svg>'
+)
 _FIGURE_RE = re.compile(r"^Figure \d+(\.\d+)?[a-z]?\.$")
 
 
@@ -86,10 +94,42 @@ def claim_badges(app: Sphinx, doctree: nodes.document) -> None:
             box += par
         flush()
         block.replace_self(box)
+    for text in list(doctree.findall(nodes.Text)):  # ⏱ needs an emoji font: draw it
+        if SLOW in text and not isinstance(text.parent, (nodes.literal_block, nodes.raw)):
+            pieces = str(text).split(SLOW)
+            new: list[nodes.Node] = [nodes.Text(pieces[0])]
+            for piece in pieces[1:]:
+                new += [nodes.raw("", CLOCK_SVG, format="html"), nodes.Text(piece)]
+            text.parent.replace(text, new)
     for par in doctree.findall(nodes.paragraph):
         first = par.children[0] if par.children else None
         if isinstance(first, nodes.strong) and _FIGURE_RE.match(first.astext()):
             par["classes"].append("fn-caption")
+
+
+_BREAK_AFTER = re.compile(r"(?<=[._/(,=:;\]-])(?=[^\s._/(,=:;\]-])")
+_LONG = re.compile(r"\S{16,}")
+
+
+def table_breaks(app: Sphinx, doctree: nodes.document, docname: str) -> None:
+    """In tables, a long token (code, a call, a path: 16 characters or more) may break after ``.``, ``_``,
+    ``/``, ``(``, ``,``, ``=``, ``:``, ``;``, ``]`` or ``-`` (a ``<wbr>``), and only there: columns stay as
+    narrow as their words, and no word is broken mid-word."""
+    for table in doctree.findall(nodes.table):
+        for text in list(table.findall(nodes.Text)):
+            if isinstance(text.parent, nodes.raw) or not _LONG.search(str(text)):
+                continue
+            new: list[nodes.Node] = []
+            last = 0
+            for m in _LONG.finditer(str(text)):
+                new.append(nodes.Text(str(text)[last : m.start()]))
+                for i, piece in enumerate(_BREAK_AFTER.split(m.group())):
+                    if i:
+                        new.append(nodes.raw("", "<wbr>", format="html"))
+                    new.append(nodes.Text(piece))
+                last = m.end()
+            new.append(nodes.Text(str(text)[last:]))
+            text.parent.replace(text, [n for n in new if not isinstance(n, nodes.Text) or str(n)])
 
 
 def gpu_outputs(matrix: Matrix, stem: str, cells: dict[str, int]) -> dict[int, str]:
@@ -101,12 +141,17 @@ def gpu_outputs(matrix: Matrix, stem: str, cells: dict[str, int]) -> dict[int, s
             if cid not in cells or rec.label in blocks.get(cells[cid], {}):
                 continue
             when = f"{rec.device}, torch {rec.build or rec.torch}, {rec.date}"
-            if matrix.stale(rec, stem):
-                when += "; recorded for an earlier revision of this notebook"
             fence = "`" * max(3, 1 + max((len(m) for m in re.findall(r"`+", text)), default=0))
-            blocks.setdefault(cells[cid], {})[rec.label] = (
-                f"**On the GPU** ({when}) this cell printed:\n\n{fence}text\n{text}\n{fence}"
-            )
+            shown = f"{fence}text\n{text}\n{fence}"
+            if matrix.stale(rec, stem):  # folded: what an earlier revision's check printed may not match
+                shown = (
+                    f"<details>\n<summary>On the GPU ({when}) the check above printed, in a run of an "
+                    "earlier "
+                    f"revision of this notebook (open)</summary>\n\n{shown}\n\n</details>"
+                )
+            else:
+                shown = f"**On the GPU** ({when}) the check above printed:\n\n{shown}"
+            blocks.setdefault(cells[cid], {})[rec.label] = shown
     outer = "`" * 8
     return {
         i: f"{outer}{{container}} fn-gpu-output\n" + "\n\n".join(by_rec.values()) + f"\n{outer}"
