@@ -16,7 +16,7 @@ from urllib.parse import quote, unquote, urljoin, urlparse
 
 import pytest
 
-from fieldnotes_site.browser import chromium_path, launch, measure_anatomy, serve
+from fieldnotes_site.browser import chromium_path, launch, measure_anatomy, midword_breaks, serve
 from tools.notebooks import claim_cells, ledger, load_records, notebook_paths, read, skipped
 
 pytestmark = pytest.mark.browser
@@ -594,8 +594,9 @@ def test_downloaded_notebook_runs_in_a_fresh_directory(site, tmp_path):
 
 # ---------------------------------------------------------------------------------------- reading
 def test_no_page_scrolls_sideways_and_outputs_wrap(site, browser):
-    """At 390 px (a phone) no page is wider than the screen; at 1280 px no stored output is cut (outputs wrap)
-    and no generated table is wider than its column."""
+    """At 390 px (a phone) no page is wider than the screen and no table breaks a word mid-word (nor at
+    1280 px); at 1280 px no stored output is cut (outputs wrap) and no generated table is wider than its
+    column."""
     with serve(site) as url:
         for width in (390, 1280):
             page = browser.new_page(viewport={"width": width, "height": 900})
@@ -604,6 +605,8 @@ def test_no_page_scrolls_sideways_and_outputs_wrap(site, browser):
                     page.goto(url + rel, wait_until="load")
                     wide = page.evaluate("document.documentElement.scrollWidth")
                     assert wide <= width, f"{rel} at {width} px scrolls sideways ({wide} px)"
+                    broken = midword_breaks(page)
+                    assert not broken, f"{rel} at {width} px breaks words in tables: {broken[:5]}"
                     if width < 1280:
                         continue
                     cut = page.evaluate(
