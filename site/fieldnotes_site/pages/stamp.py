@@ -38,9 +38,13 @@ class StampDirective(_Directive):
             nodes.raw("", download, format="html"),
             " · ",
             nodes.reference("", "open in Colab", refuri=colab),
-            " (its first code cell installs the project's ",
+            " (Colab reads it from ",
+            nodes.literal(slug, slug),
+            ", the repository named in the project's ",
+            nodes.literal("pyproject.toml", "pyproject.toml"),
+            "; its first code cell installs the project's ",
             nodes.literal("helpers", "helpers"),
-            ")",
+            " from there)",
         )
         zh = [t["zh"] for t in s.terms if nb.num in t["notebooks"].split()]
         if zh:
