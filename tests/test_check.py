@@ -1464,3 +1464,24 @@ def test_pre_commit_hook_definition():
     scripts = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["scripts"]
     assert hook["entry"].split()[0] in scripts and hook["entry"].split()[1] == "check"
     assert set(hook["types_or"]) == {"python", "jupyter"} and hook["language"] == "python"
+
+
+@pytest.mark.parametrize(
+    "line, ipython",
+    [
+        ("!ls", True),
+        ("x = !ls", True),
+        ("%timeit f()", True),
+        ("%%writefile a.py", True),
+        ("obj?", True),
+        ('    != b"x"', False),
+        ("    % x", False),
+        ("a = b % c", False),
+    ],
+)
+def test_only_ipython_lines_are_neutralised(line, ipython):
+    """A formatter puts `!=` or `% x` first on a continuation line: Python, not a shell escape or a magic
+    (read as IPython, the notebook no longer parsed and no rule ran on it)."""
+    from fieldnotes.check.notebook import IPYTHON_LINE
+
+    assert bool(IPYTHON_LINE.match(line)) is ipython

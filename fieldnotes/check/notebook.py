@@ -22,7 +22,10 @@ from typing import Any
 
 MARKER = "# fieldnotes-cell {index}"
 MARKER_RE = re.compile(r"^# fieldnotes-cell (\d+)$")
-IPYTHON_LINE = re.compile(r"^(\s*)(?:[!%]|[\w.]+\s*=\s*[!%]|[\w.]+\?{1,2}\s*$|\?{1,2}[\w.])")
+# A shell escape (`!ls`, not a `!=` that a formatter put first on a continuation line) or a magic (`%time`,
+# `%%writefile`, not a `% x` modulo operand), alone or assigned, or a `?` help line.
+_ESCAPE = r"(?:!(?!=)|%(?=[%\w]))"
+IPYTHON_LINE = re.compile(rf"^(\s*)(?:{_ESCAPE}|[\w.]+\s*=\s*{_ESCAPE}|[\w.]+\?{{1,2}}\s*$|\?{{1,2}}[\w.])")
 
 
 @dataclass
