@@ -9,14 +9,13 @@ from __future__ import annotations
 import csv
 import json
 import re
-import shutil
 from html.parser import HTMLParser
 from pathlib import Path
 from urllib.parse import quote, unquote, urljoin, urlparse
 
 import pytest
 
-from fieldnotes_site.browser import chromium_path, launch, measure_anatomy, midword_breaks, serve
+from fieldnotes_site.browser import ANATOMY_JS, chromium_path, launch, midword_breaks, serve
 from tools.notebooks import claim_cells, ledger, load_records, notebook_paths, read, skipped
 
 pytestmark = pytest.mark.browser
@@ -58,11 +57,11 @@ def browser():
 class Visit:
     """One page load with every request, failure and console error recorded; off-host requests are aborted."""
 
-    def __init__(self, browser, url: str, wait: str = "networkidle"):
+    def __init__(self, browser, url: str, wait: str = "networkidle", viewport: dict | None = None):
         self.offhost: list[str] = []
         self.failed: list[str] = []
         self.console: list[str] = []
-        self.page = browser.new_page()
+        self.page = browser.new_page(**({"viewport": viewport} if viewport else {}))
         host = urlparse(url).netloc
 
         def route(r):
@@ -80,7 +79,8 @@ class Visit:
         )
         self.page.on("console", lambda m: m.type == "error" and self.console.append(m.text))
         self.page.on("pageerror", lambda e: self.console.append(str(e)))
-        self.page.goto(url, wait_until=wait)
+        # "commit": return as soon as the navigation starts (visit_all waits for many pages at once)
+        self.page.goto(url, wait_until=wait or "commit")
 
     def check_clean(self, what: str) -> None:
         assert not self.offhost, f"{what}: requests to other hosts: {self.offhost}"
@@ -89,6 +89,20 @@ class Visit:
 
     def close(self) -> None:
         self.page.close()
+
+
+def visit_all(browser, urls: list[str], batch: int = 6, viewport: dict | None = None):
+    """Visit every URL, ``batch`` pages loading at once (their 500 ms network-idle waits overlap); yields
+    each Visit once its page is idle, and closes it after."""
+    for i in range(0, len(urls), batch):
+        visits = [Visit(browser, u, wait=None, viewport=viewport) for u in urls[i : i + batch]]
+        try:
+            for v in visits:
+                v.page.wait_for_load_state("networkidle")
+            yield from visits
+        finally:
+            for v in visits:
+                v.close()
 
 
 def html_pages(site: Path) -> list[str]:
@@ -118,34 +132,28 @@ def test_every_page_loads_cleanly_and_notebook_pages_are_whole(site, base_url, b
         assert anchor.startswith("error-"), link
         anchors.setdefault(urlparse(page_url).path.lstrip("/"), []).append(anchor)
     notebooks = {f"notebooks/{p.stem}.html": p for p in notebook_paths()}
-    for rel in pages:
-        v = Visit(browser, base_url + rel)
-        try:
-            v.check_clean(rel)
-            broken = v.page.eval_on_selector_all(
-                "img", "imgs => imgs.filter(i => !(i.complete && i.naturalWidth > 0)).map(i => i.src)"
-            )
-            assert not broken, f"{rel}: images that did not load: {broken}"
-            missing = [a for a in anchors.get(rel, []) if v.page.locator(f"[id='{a}']").count() != 1]
-            assert not missing, f"anchors {missing} missing on {rel}"
-            if rel not in notebooks:
-                continue
-            path = notebooks[rel]
-            text = v.page.inner_text("main")
-            assert "✔ C1 " in text, f"{rel}: stored outputs (ledger lines) missing"
-            assert "last verified" in text and "Download" in text
-            stored_images = sum(
-                "image/png" in out.get("data", {}) for c in read(path).cells for out in c.get("outputs", [])
-            )
-            shown = v.page.locator("main img").count()
-            assert shown >= stored_images, (
-                f"{rel}: {stored_images} stored figures, {shown} images on the page"
-            )
-            downloads = v.page.eval_on_selector_all(
-                "a[href*='_sources/']", "as => [...new Set(as.map(a => a.href))]"
-            )
-        finally:
-            v.close()
+    for rel, v in zip(pages, visit_all(browser, [base_url + rel for rel in pages])):
+        v.check_clean(rel)
+        broken = v.page.eval_on_selector_all(
+            "img", "imgs => imgs.filter(i => !(i.complete && i.naturalWidth > 0)).map(i => i.src)"
+        )
+        assert not broken, f"{rel}: images that did not load: {broken}"
+        missing = [a for a in anchors.get(rel, []) if v.page.locator(f"[id='{a}']").count() != 1]
+        assert not missing, f"anchors {missing} missing on {rel}"
+        if rel not in notebooks:
+            continue
+        path = notebooks[rel]
+        text = v.page.inner_text("main")
+        assert re.search(r"✔ C\d+ \S", text), f"{rel}: stored outputs (ledger lines) missing"
+        assert "last verified" in text and "Download" in text
+        stored_images = sum(
+            "image/png" in out.get("data", {}) for c in read(path).cells for out in c.get("outputs", [])
+        )
+        shown = v.page.locator("main img").count()
+        assert shown >= stored_images, f"{rel}: {stored_images} stored figures, {shown} images on the page"
+        downloads = v.page.eval_on_selector_all(
+            "a[href*='_sources/']", "as => [...new Set(as.map(a => a.href))]"
+        )
         assert downloads == [urljoin(base_url, f"_sources/notebooks/{path.name}")], downloads
         with urllib.request.urlopen(downloads[0]) as r:
             served = r.read()
@@ -518,135 +526,69 @@ def test_statements_read_as_printed_and_link_to_their_cell(site, base_url, brows
         assert summary in landing, f"{path.name}: summary not verbatim on the landing page"
 
 
-# -------------------------------------------------------------------------------------- downloads
-def test_downloaded_notebook_runs_in_a_fresh_directory(site, tmp_path):
-    """A downloaded notebook, run outside the repository by a Python that cannot import `helpers`: its setup
-    cell installs the project (here from a wheel built from this checkout, named by FIELDNOTES_INSTALL, as
-    Colab installs it from the repository URL) and every claim holds. Without the setup cell's install the
-    same notebook stops at `import helpers` (the counterfactual)."""
-    import os
-    import subprocess
-    import sys
-    import sysconfig
-
-    import nbformat
-    from jupyter_client.kernelspec import KernelSpecManager
-    from jupyter_client.manager import KernelManager
-    from nbclient import NotebookClient
-    from nbclient.exceptions import CellExecutionError
-
-    root = Path(__file__).resolve().parent.parent
-    name = "05_dropout.ipynb"
-    nb_file = tmp_path / "reader" / name
-    nb_file.parent.mkdir()
-    nb_file.write_bytes((site / "_sources" / "notebooks" / name).read_bytes())
-    # the project as a wheel, built from a copy (a build in the checkout would leave build/ behind)
-    src = tmp_path / "src"
-    for package in ("helpers", "fieldnotes"):
-        shutil.copytree(root / package, src / package, ignore=shutil.ignore_patterns("__pycache__"))
-    for f in ("pyproject.toml", "README.md"):
-        shutil.copy(root / f, src / f)
-    wheels = tmp_path / "wheels"
-    env = {**os.environ, "PIP_DISABLE_PIP_VERSION_CHECK": "1", "PIP_NO_INDEX": "1"}
-    subprocess.run(
-        [sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "--no-build-isolation", "-w", wheels, src],
-        check=True,
-        env=env,
-    )
-    wheel = next(wheels.glob("pytorch_field_notes-*.whl"))
-    # a fresh Python: the project's packages (torch, ipykernel, …) but not its .pth that finds `helpers`
-    fresh = tmp_path / "env"
-    subprocess.run([sys.executable, "-m", "venv", fresh], check=True)
-    purelib = subprocess.run(
-        [fresh / "bin" / "python", "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
-        capture_output=True,
-        text=True,
-        check=True,
-    ).stdout.strip()
-    Path(purelib, "project_packages.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
-    probe = subprocess.run(
-        [fresh / "bin" / "python", "-c", "import torch, helpers"], capture_output=True, cwd=nb_file.parent
-    )
-    assert b"No module named 'helpers'" in probe.stderr, "the fresh Python must not find helpers"
-    spec = tmp_path / "kernels" / "fresh"
-    spec.mkdir(parents=True)
-    argv = [str(fresh / "bin" / "python"), "-m", "ipykernel_launcher", "-f", "{connection_file}"]
-    (spec / "kernel.json").write_text(
-        json.dumps({"argv": argv, "display_name": "fresh", "language": "python"})
-    )
-
-    def run(install: str | None) -> nbformat.NotebookNode:
-        km = KernelManager(
-            kernel_name="fresh",
-            kernel_spec_manager=KernelSpecManager(kernel_dirs=[str(tmp_path / "kernels")]),
-        )
-        nb = nbformat.read(nb_file, as_version=4)
-        client = NotebookClient(nb, km=km, timeout=300, resources={"metadata": {"path": str(nb_file.parent)}})
-        extra = {"FIELDNOTES_INSTALL": install} if install else {}
-        return client.execute(env={**env, "OMP_NUM_THREADS": "1", **extra})
-
-    with pytest.raises(CellExecutionError, match="No module named 'helpers'"):
-        run(None)
-    done = run(str(wheel))
-    assert [e.cid for e in ledger(done)] == [e.cid for e in ledger(read(root / "notebooks" / name))]
-    assert not (nb_file.parent / "figures").exists()
-
-
 # ---------------------------------------------------------------------------------------- reading
-def test_no_page_scrolls_sideways_and_outputs_wrap(site, browser):
+READING_JS = """() => ({
+  wide: document.documentElement.scrollWidth,
+  cut: [...document.querySelectorAll('div.cell_output pre, div.output pre')]
+    .filter(e => e.scrollWidth > e.clientWidth + 1).length,
+  tables: [...document.querySelectorAll('table.fn-table')]
+    .filter(t => t.scrollWidth > t.parentElement.clientWidth + 1).length,
+})"""
+
+
+@pytest.fixture(scope="module")
+def reading(site, base_url, browser) -> dict[int, dict[str, dict]]:
+    """Every page read once at 390 px (a phone) and at 1280 px: width, cut outputs, tables wider than their
+    column, words broken mid-word in tables and, on notebook pages, the anatomy measures
+    (fieldnotes_site.browser). Written to _build/reading.json for the record."""
+    out: dict[int, dict[str, dict]] = {}
+    pages = html_pages(site)
+    for width, height in ((390, 844), (1280, 800)):
+        out[width] = {}
+        urls = [base_url + rel for rel in pages]
+        visits = visit_all(browser, urls, viewport={"width": width, "height": height})
+        for rel, v in zip(pages, visits):
+            m = v.page.evaluate(READING_JS)
+            m["midword"] = midword_breaks(v.page)
+            if rel.startswith("notebooks/"):
+                m["anatomy"] = v.page.evaluate(ANATOMY_JS)
+            out[width][rel] = m
+    (site.parent / "reading.json").write_text(json.dumps(out, indent=1), encoding="utf-8")
+    return out
+
+
+def test_no_page_scrolls_sideways_and_outputs_wrap(reading):
     """At 390 px (a phone) no page is wider than the screen and no table breaks a word mid-word (nor at
     1280 px); at 1280 px no stored output is cut (outputs wrap) and no generated table is wider than its
     column."""
-    with serve(site) as url:
-        for width in (390, 1280):
-            page = browser.new_page(viewport={"width": width, "height": 900})
-            try:
-                for rel in html_pages(site):
-                    page.goto(url + rel, wait_until="load")
-                    wide = page.evaluate("document.documentElement.scrollWidth")
-                    assert wide <= width, f"{rel} at {width} px scrolls sideways ({wide} px)"
-                    broken = midword_breaks(page)
-                    assert not broken, f"{rel} at {width} px breaks words in tables: {broken[:5]}"
-                    if width < 1280:
-                        continue
-                    cut = page.evaluate(
-                        "() => [...document.querySelectorAll('div.cell_output pre, div.output pre')]"
-                        ".filter(e => e.scrollWidth > e.clientWidth + 1).length"
-                    )
-                    assert cut == 0, f"{rel}: {cut} outputs scroll sideways"
-                    tables = page.evaluate(
-                        "() => [...document.querySelectorAll('table.fn-table')]"
-                        ".filter(t => t.scrollWidth > t.parentElement.clientWidth + 1).length"
-                    )
-                    assert tables == 0, f"{rel}: {tables} tables wider than the column"
-            finally:
-                page.close()
+    for width, pages in reading.items():
+        for rel, m in pages.items():
+            assert m["wide"] <= width, f"{rel} at {width} px scrolls sideways ({m['wide']} px)"
+            assert not m["midword"], f"{rel} at {width} px breaks words in tables: {m['midword'][:5]}"
+            if width == 1280:
+                assert m["cut"] == 0, f"{rel}: {m['cut']} outputs scroll sideways"
+                assert m["tables"] == 0, f"{rel}: {m['tables']} tables wider than the column"
 
 
-def test_notebook_pages_put_the_lesson_first(site, base_url, browser):
+def test_notebook_pages_put_the_lesson_first(reading):
     """DESIGN.md, "Notebook anatomy", measured as a reader sees each notebook page at 1280x800: the first
     numbered section starts within 1.5 screens, no visible code line is wider than 88 characters and the
     code column shows 88 whole, claim-check code is at most 10 % of the visible code, and no heading is a
-    claim id. The numbers (also at 390 px) are written to _build/anatomy.json for the record."""
-    measured = {}
-    for path in notebook_paths():
-        url = f"{base_url}notebooks/{path.stem}.html"
-        measured[path.stem] = {w: measure_anatomy(browser, url, width=w) for w in (1280, 390)}
-    out = site.parent / "anatomy.json"
-    out.write_text(json.dumps(measured, indent=1), encoding="utf-8")
+    claim id."""
     problems = []
-    for stem, by_width in measured.items():
-        m = by_width[1280]
+    notebooks = {f"notebooks/{p.stem}.html" for p in notebook_paths()}
+    assert notebooks <= set(reading[1280]), "notebook pages missing"
+    for rel in sorted(notebooks):
+        m = reading[1280][rel]["anatomy"]
         if m["first_section_screens"] is None or m["first_section_screens"] > 1.5:
-            problems.append(f"{stem}: first section at {m['first_section_screens']} screens")
+            problems.append(f"{rel}: first section at {m['first_section_screens']} screens")
         if m["visible_lines_over_88"] or (m["code_column_chars"] or 88) < 88:
-            problems.append(
-                f"{stem}: {m['visible_lines_over_88']} visible lines > 88, column {m['code_column_chars']}"
-            )
+            wide, column = m["visible_lines_over_88"], m["code_column_chars"]
+            problems.append(f"{rel}: {wide} lines > 88, code column {column} characters")
         if m["visible_check_lines"] > 0.10 * max(1, m["visible_code_lines"]):
-            problems.append(f"{stem}: {m['visible_check_lines']}/{m['visible_code_lines']} check lines")
+            problems.append(f"{rel}: {m['visible_check_lines']}/{m['visible_code_lines']} check lines")
         if m["claim_id_headings"]:
-            problems.append(f"{stem}: {m['claim_id_headings']} headings are claim ids")
+            problems.append(f"{rel}: {m['claim_id_headings']} headings are claim ids")
     assert not problems, "; ".join(problems)
 
 
