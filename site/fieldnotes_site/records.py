@@ -95,9 +95,9 @@ class Matrix:
             if minor(rec.torch) not in full:
                 passed, tried = self.tally(rec, stem, cids)
                 partial.append(f"{minor(rec.torch)}: {passed} of {tried or len(cids)}")
-        text = f"holds on {self.cpu_span(stem, cids)}" if full else "holds on no recorded version"
-        if partial:
-            text += f" (claims held on {', '.join(partial)})"
+        text = f"every claim holds on {self.cpu_span(stem, cids)}" if full else "no release holds every claim"
+        if partial:  # (an API a release lacks stops the claims after it: they are "not reached" there)
+            text += f"; on other releases fewer hold ({', '.join(partial)})"
         if self.gpu:
             text += "; GPU: " + "; ".join(self.gpu_summary(stem, cids))
         return text
