@@ -665,6 +665,58 @@ def test_pages_and_site_are_light(site, base_url, browser):
         assert not any("mathjax" in u for u in urls), f"{path.stem} loads MathJax"
 
 
+QUESTIONS = Path(__file__).parent / "data" / "questions.tsv"
+
+
+def _questions() -> list[dict[str, str]]:
+    with open(QUESTIONS, newline="", encoding="utf-8") as f:
+        return list(csv.DictReader(f, delimiter="\t"))
+
+
+def test_questions_land_on_the_section_that_answers_them(site, base_url, browser):
+    """Plain questions as readers ask them in public threads (tests/data/questions.tsv: the question, the
+    thread it comes from, the notebook and the section heading that answers it): the section ranks first for
+    at least 90 %, and its link opens the page scrolled to that section with the question's words marked."""
+    rows = _questions()
+    assert len(rows) >= 40 and all(r["url"].startswith("https://") for r in rows)
+    v = Visit(browser, base_url + "search.html", wait="load")
+    try:
+        page = v.page
+        page.wait_for_function("window.FieldnotesSearch && window.FieldnotesSearch.matchSections")
+        firsts = page.evaluate(
+            "qs => qs.map(q => { const h = window.FieldnotesSearch.matchSections(q)[0];"
+            " return h ? h.page + ' ' + h.heading : ''; })",
+            [r["question"] for r in rows],
+        )
+    finally:
+        v.close()
+    wrong = []
+    for row, first in zip(rows, firsts):
+        expected = f"notebooks/{next(p.stem for p in notebook_paths() if p.name.startswith(row['notebook']))}"
+        if first != f"{expected}.html {row['section']}":
+            wrong.append(f"{row['question']!r}: {first!r}, expected {row['notebook']} {row['section']!r}")
+    right = len(rows) - len(wrong)
+    (site.parent / "questions.json").write_text(json.dumps({"right": right, "of": len(rows), "wrong": wrong}))
+    assert right >= 0.9 * len(rows), f"{right}/{len(rows)} right section first; wrong: " + "; ".join(wrong)
+    # the first hit's link opens the page at its section, the question's words highlighted
+    row = rows[0]
+    v = Visit(browser, base_url + "search.html?q=" + quote(row["question"]), wait="load")
+    try:
+        link = v.page.locator("#fieldnotes-section-hits a").first
+        link.wait_for()
+        href = link.get_attribute("href")
+        assert "#" in href and "highlight=" in href
+        link.click()
+        v.page.wait_for_load_state("load")
+        anchor = urlparse(v.page.url).fragment
+        heading = v.page.locator(f"[id='{anchor}'] > :is(h1, h2, h3)").first
+        top = heading.evaluate("h => h.getBoundingClientRect().top")
+        assert 0 <= top < 300, f"the section heading is at {top} px, not at the top of the screen"
+        v.page.wait_for_selector("span.highlighted", timeout=5000)
+    finally:
+        v.close()
+
+
 @pytest.mark.parametrize("query", ["torch.compile", "zero_grad", "set_epoch", "pin_memory"])
 def test_plain_words_get_page_results_not_error_hits(base_url, browser, query):
     """A few words are a page search: no "Reproduced errors" box unless an error matches strongly."""
