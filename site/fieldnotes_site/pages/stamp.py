@@ -16,7 +16,10 @@ class StampDirective(_Directive):
         s = self.site
         box = nodes.admonition(classes=["tip", "fn-stamp"])
         box += nodes.title("", "Verified notebook")
-        box += para(f"{len(nb.ledger)} claims asserted and re-checked by the test suite; {stamp(nb.meta)}.")
+        gpu_only = f" (and {len(nb.skipped)} that need CUDA, checked on GPU runners)" if nb.skipped else ""
+        box += para(
+            f"{len(nb.ledger)} claims asserted and re-checked by the test suite{gpu_only}; {stamp(nb.meta)}."
+        )
         if nb.holds_on:
             box += para(
                 f"Version matrix: {nb.holds_on} (",
