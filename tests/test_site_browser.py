@@ -328,7 +328,7 @@ def test_rules_page_and_the_claims_that_prove_them_link_both_ways(site):
         page, anchor = claim_url(r.claim).split("#")
         assert f'href="{page}#{anchor}"' in row[1], f"{r.code}: no link to {r.claim}"
         nb_page = (site / page).read_text(encoding="utf-8")
-        back = nb_page.split(f'id="{anchor}"', 1)[1][:2000]
+        back = nb_page.split(f'id="{anchor}"', 1)[1].split("<section", 1)[0]  # its section
         assert f'href="../rules.html#rule-{r.code.lower()}"' in back, f"{r.claim}: no link back to {r.code}"
         ledger_row = re.search(rf'id="ledger-{r.claim.lower()}"(.*?)</details>', ledger_page, re.S)
         assert ledger_row and f"rules.html#rule-{r.code.lower()}" in ledger_row[1], f"ledger {r.claim}"
@@ -436,7 +436,7 @@ def test_pasted_errors_find_their_entry(site, base_url, browser, scheme):
 )
 def test_search_box_lists_the_error_first_and_opens_its_cell(base_url, browser, paste, anchor_page):
     """Through the real search page: the first hit is the entry; following it opens the notebook at the
-    reproducing cell (scrolled into view, outlined) with the pasted words highlighted."""
+    section that reproduces it (its heading scrolled into view) with the pasted words highlighted."""
     v = Visit(browser, f"{base_url}search.html?q={quote(paste)}")
     try:
         v.page.wait_for_selector("#fieldnotes-error-hits li a", timeout=15000)
@@ -453,7 +453,7 @@ def test_search_box_lists_the_error_first_and_opens_its_cell(base_url, browser, 
         assert len(set(marks)) <= 3 and min(map(len, marks)) >= 4, f"noisy highlights: {sorted(set(marks))}"
         assert v.page.evaluate("location.hash") == f"#{anchor}"
         box = v.page.locator(f"[id='{anchor}']").bounding_box()
-        assert box is not None and 0 <= box["y"] < v.page.viewport_size["height"], "cell not in view"
+        assert box is not None and 0 <= box["y"] < v.page.viewport_size["height"], "section not in view"
         v.check_clean(f"search {paste[:40]}")
     finally:
         v.close()

@@ -19,28 +19,72 @@ from .base import rule_label, rules_by_claim
 from .data import data
 from .records import Matrix
 
+_HEADING = re.compile(r"#{2,6}\s")
+_FENCE = re.compile(r"\s*(`{3,}|~{3,})")
+
+
+def heading_position(cells: list, index: int) -> tuple[int, int] | None:
+    """(cell, line) of the last Markdown heading above cell ``index`` (fenced code skipped), or None."""
+    for h in range(index - 1, -1, -1):
+        if cells[h].cell_type != "markdown":
+            continue
+        found, fence = None, ""
+        for n, line in enumerate(cells[h].source.split("\n")):
+            marker = _FENCE.match(line)
+            if marker and (not fence or marker[1].startswith(fence)):
+                fence = "" if fence else marker[1]
+            elif not fence and _HEADING.match(line):
+                found = n
+        if found is not None:
+            return h, found
+    return None
+
 
 def stamp_notebook(app: Sphinx, docname: str, source: list[str]) -> None:
-    """Insert the stamp and the claim/error targets into the page (never into the repository's file)."""
+    """Insert the stamp and the claim/error targets into the page (never into the repository's file).
+
+    A claim's or an error's target sits on the heading of the section that teaches it, so a link (from the
+    ledger, the error index, a search hit) opens the page at the explanation, the demonstration and the
+    badge, in reading order; a note on the rules a claim proves sits above its check, and what a GPU run
+    printed below it."""
     nb_info = data(app).by_doc.get(docname)
     if nb_info is None:
         return
     nb = nbformat.reads(source[0], as_version=4)
+    md = nbformat.v4.new_markdown_cell
     backs = rules_by_claim()
     gpu_printed = gpu_outputs(data(app).matrix, nb_info.stem, claim_cells(nb))
-    seen: set[int] = set()
-    for i, label in sorted(nb_info.anchors, key=lambda a: a[0], reverse=True):
-        if i not in seen and i in gpu_printed:  # after the cell, before the next cell's own targets
-            nb.cells.insert(i + 1, nbformat.v4.new_markdown_cell(gpu_printed[i]))
-        seen.add(i)
+    before: dict[int, list] = {}
+    after: dict[int, list] = {i: [md(text)] for i, text in gpu_printed.items()}
+    targets: dict[int, dict[int, list[str]]] = {}
+    for i, label in sorted(nb_info.anchors):
+        at = heading_position(nb.cells, i)
+        if at is None:
+            before.setdefault(i, []).append(md(f"({label})="))
+        else:
+            targets.setdefault(at[0], {}).setdefault(at[1], []).append(label)
         num, cid = label.split("-")[1:] if label.startswith("claim-") else ("", "")
         codes = backs.get(f"{num}-{cid.upper()}", [])
         if codes:  # the claim proves a `fieldnotes check` rule: say so where the reader sees the claim
             links = ", ".join(f"{{ref}}`{code} <{rule_label(code)}>`" for code in codes)
             note = f"This project's linter, `fieldnotes check`, finds this mistake in your code: {links}"
-            nb.cells.insert(i, nbformat.v4.new_markdown_cell(f"```{{container}} fn-rule-note\n{note}\n```"))
-        nb.cells.insert(i, nbformat.v4.new_markdown_cell(f"({label})="))
-    nb.cells.insert(1, nbformat.v4.new_markdown_cell("```{fieldnotes-stamp}\n```"))
+            before.setdefault(i, []).append(md(f"```{{container}} fn-rule-note\n{note}\n```"))
+    cells = []
+    for k, cell in enumerate(nb.cells):
+        cells += before.get(k, [])
+        if k in targets:  # split the Markdown cell at each targeted heading, the targets just above it
+            lines, start = cell.source.split("\n"), 0
+            for line in sorted(targets[k]):
+                if line > start:
+                    cells.append(md("\n".join(lines[start:line])))
+                cells += [md(f"({label})=") for label in dict.fromkeys(targets[k][line])]
+                start = line
+            cells.append(md("\n".join(lines[start:])))
+        else:
+            cells.append(cell)
+        cells += after.get(k, [])
+    nb.cells = cells
+    nb.cells.insert(1, md("```{fieldnotes-stamp}\n```"))
     source[0] = nbformat.writes(nb)
 
 
