@@ -168,45 +168,86 @@
   };
 
   // ---------------------------------------------------------------------------------- sections
-  const ASK = new Set("how do does did what why when where which who should can could would i my me we get use using vs versus".split(" ").map(stem));
-  const FIELDS = { h: 3, p: 1, b: 1 }; // heading; page title + parent heading; own text
+  // question words: stemmed on first use (the page's stemmer may load after this script)
+  let askWords = null;
+  const ASK = {
+    has: (w) =>
+      (askWords ||= new Set(
+        "how do does did what why when where which who should can could would i my me we get use using vs versus"
+          .split(" ")
+          .map(stem)
+      )).has(w),
+  };
+  // Tunable weights: heading, page title + parent heading, own text; the page's own relevance (a question
+  // first picks its notebook, then the section in it); BM25's k1 and length normalisation b.
+  const W = { h: 3, p: 1, b: 1, q: 2, page: 0.5, k1: 1.2, len: 0.75 };
+  const FIELD_KEYS = ["h", "p", "b", "q"]; // q: the page's "What you will learn" questions for the section
   let sections = null;
+  let pages = null;
   const sdf = new Map();
-  const avg = { h: 1, p: 1, b: 1 };
+  const pdf = new Map();
+  const avg = { h: 1, p: 1, b: 1, q: 1, page: 1 };
+  const counts = (ws) => ws.reduce((m, w) => m.set(w, (m.get(w) || 0) + 1), new Map());
   const buildSections = () => {
     sections = (window.FIELDNOTES_SECTIONS || []).map((s) => {
       // a page's top (its title) and its summaries restate every section: they rank below the section itself
       const summary = !s.anchor || /^(Takeaways|Corrections)$/.test(s.heading);
-      const f = { h: s.anchor ? words(s.heading) : [], p: words(`${s.title} ${s.parent}`), b: words(s.text) };
-      const tf = {};
-      Object.keys(f).forEach((k) => {
-        tf[k] = new Map();
-        f[k].forEach((w) => tf[k].set(w, (tf[k].get(w) || 0) + 1));
-      });
-      return { ...s, tf, weight: summary ? 0.7 : 1, len: { h: f.h.length, p: f.p.length, b: f.b.length } };
+      const f = {
+        h: s.anchor ? words(s.heading) : [],
+        p: words(`${s.title} ${s.parent}`),
+        b: words(s.text),
+        q: words(s.ask || ""),
+      };
+      const tf = Object.fromEntries(FIELD_KEYS.map((k) => [k, counts(f[k])]));
+      const len = Object.fromEntries(FIELD_KEYS.map((k) => [k, f[k].length]));
+      return { ...s, tf, weight: summary ? 0.7 : 1, len };
     });
     sections.forEach((s) =>
-      new Set([...s.tf.h.keys(), ...s.tf.p.keys(), ...s.tf.b.keys()]).forEach((w) => sdf.set(w, (sdf.get(w) || 0) + 1))
+      new Set(FIELD_KEYS.flatMap((k) => [...s.tf[k].keys()])).forEach((w) => sdf.set(w, (sdf.get(w) || 0) + 1))
     );
-    Object.keys(avg).forEach((k) => (avg[k] = sections.reduce((a, s) => a + s.len[k], 0) / (sections.length || 1) || 1));
+    FIELD_KEYS.forEach((k) => (avg[k] = sections.reduce((a, s) => a + s.len[k], 0) / (sections.length || 1) || 1));
+    // each page as one document: its title, headings and text
+    const byPage = new Map();
+    sections.forEach((s) => {
+      const page = byPage.get(s.page) || { tf: new Map(), len: 0 };
+      FIELD_KEYS.forEach((k) => s.tf[k].forEach((n, w) => page.tf.set(w, (page.tf.get(w) || 0) + n)));
+      page.len += s.len.h + s.len.b;
+      byPage.set(s.page, page);
+    });
+    pages = byPage;
+    pages.forEach((pg) => pg.tf.forEach((_, w) => pdf.set(w, (pdf.get(w) || 0) + 1)));
+    avg.page = [...pages.values()].reduce((a, pg) => a + pg.len, 0) / (pages.size || 1) || 1;
   };
+  const bm25 = (tf, idf) => (idf * tf) / (W.k1 + tf);
+  const idfOf = (n, df) => Math.log(1 + (n - df + 0.5) / (df + 0.5));
   const questionTerms = (q) => [...new Set(words(q))].filter((w) => !ASK.has(w) && sdf.has(w));
   const matchSections = (q) => {
     if (sections === null) buildSections();
     const terms = questionTerms(q);
     const n = sections.length;
+    const pageScore = new Map();
+    pages.forEach((pg, name) => {
+      let score = 0;
+      terms.forEach((w) => {
+        const t = pg.tf.get(w) || 0;
+        if (t) score += bm25(t / (1 - W.len + (W.len * pg.len) / avg.page), idfOf(pages.size, pdf.get(w)));
+      });
+      pageScore.set(name, score);
+    });
+    const best = Math.max(1e-9, ...pageScore.values());
     return sections
       .map((s) => {
         let score = 0;
         terms.forEach((w) => {
-          // BM25F: field-weighted, length-normalised term frequency (k1 = 1.2, b = 0.75), times the idf
+          // BM25F: field-weighted, length-normalised term frequency, times the idf
           let tf = 0;
-          Object.keys(FIELDS).forEach((k) => {
+          FIELD_KEYS.forEach((k) => {
             const t = s.tf[k].get(w) || 0;
-            if (t) tf += (FIELDS[k] * t) / (0.25 + (0.75 * s.len[k]) / avg[k]);
+            if (t) tf += (W[k] * t) / (1 - W.len + (W.len * s.len[k]) / avg[k]);
           });
-          if (tf) score += Math.log(1 + (n - sdf.get(w) + 0.5) / (sdf.get(w) + 0.5)) * (tf / (1.2 + tf));
+          if (tf) score += bm25(tf, idfOf(n, sdf.get(w)));
         });
+        if (score > 0) score += W.page * (pageScore.get(s.page) / best) * terms.length;
         return { s, score: score * s.weight };
       })
       .filter((h) => h.score > 0)
@@ -263,6 +304,7 @@
     results.parentNode.insertBefore(box, before || results);
   };
   window.FieldnotesSearch.matchSections = matchSections;
+  window.FieldnotesSearch.weights = W; // (the browser tests read them; a tuning script may set them)
 
   // ---------------------------------------------------------------------------------- page search
   const known = (word) => {

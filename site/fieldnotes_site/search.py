@@ -4,6 +4,7 @@ reader's question against (so a question lands on the section that answers it, n
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from docutils import nodes
@@ -96,12 +97,30 @@ def _own_text(section: nodes.section) -> str:
     return " ".join(" ".join(parts).split())[:SECTION_CHARS]
 
 
+_LEARN_ITEM = re.compile(r"^\s*[-*]\s+(.*?)\s*\(§\s*([\d.]+)[^)]*\)\s*$")
+
+
+def learn_questions(doctree: nodes.document) -> dict[str, list[str]]:
+    """The page's own **What you will learn** questions by the section number they end with (``(§1.2)``):
+    the questions its author wrote for each section, in a reader's words."""
+    out: dict[str, list[str]] = {}
+    for item in doctree.findall(nodes.list_item):
+        text = " ".join(item.astext().split())
+        m = _LEARN_ITEM.match("- " + text)
+        if m:
+            for num in re.findall(r"[\d.]+", text[text.rfind("(§") :]):
+                out.setdefault(num.rstrip("."), []).append(m.group(1))
+    return out
+
+
 def section_records(env: Any, docnames: list[str], titles: dict[str, str]) -> list[dict[str, str]]:
     """One record per section of the given pages (``docname -> page title`` in ``titles``): its page, anchor,
-    heading, parent heading and own text, for the search page's section ranking."""
+    heading, parent heading, own text and the page's "What you will learn" questions that point to it, for
+    the search page's section ranking."""
     out = []
     for docname in docnames:
         doctree = env.get_doctree(docname)
+        asks = learn_questions(doctree)
         for section in doctree.findall(nodes.section):
             ids = section.get("ids", [])
             heading = section[0].astext() if section.children else ""
@@ -117,6 +136,7 @@ def section_records(env: Any, docnames: list[str], titles: dict[str, str]) -> li
                     "heading": heading,
                     "parent": "" if top or not isinstance(parent, nodes.section) else parent[0].astext(),
                     "text": _own_text(section),
+                    "ask": " ".join(asks.get(heading.split(" ", 1)[0], [])),
                 }
             )
     return out
