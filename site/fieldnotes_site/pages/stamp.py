@@ -14,12 +14,16 @@ class StampDirective(_Directive):
     def run(self) -> list[nodes.Node]:
         nb = self.site.by_doc[self.docname]
         s = self.site
-        box = nodes.admonition(classes=["tip", "fn-stamp"])
-        box += nodes.title("", "Verified notebook")
+        # One line until opened (the first lesson starts on screen one): what was verified, and when.
+        box = nodes.container(classes=["fn-stamp"])
         gpu_only = f" (and {len(nb.skipped)} that need CUDA, checked on GPU runners)" if nb.skipped else ""
-        box += para(
-            f"{len(nb.ledger)} claims asserted and re-checked by the test suite{gpu_only}; {stamp(nb.meta)}."
+        box += nodes.raw("", '<details class="fn-stamp-more"><summary>', format="html")
+        box += nodes.inline(
+            "",
+            f"✔ Verified notebook: {len(nb.ledger)} claims asserted and re-checked by the test suite"
+            f"{gpu_only}; {stamp(nb.meta)}. Versions, GPU, Download, Colab",
         )
+        box += nodes.raw("", "</summary>", format="html")
         if nb.holds_on:
             box += para(
                 f"Version matrix: {nb.holds_on} (",
@@ -54,4 +58,5 @@ class StampDirective(_Directive):
             words = nodes.inline("", "、".join(zh), classes=["fn-zh"])
             words["lang"] = "zh"
             box += para("关键词 (keywords): ", words)
+        box += nodes.raw("", "</details>", format="html")
         return [box]
