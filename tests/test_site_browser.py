@@ -648,10 +648,10 @@ def _cold_bytes(browser, url: str) -> tuple[int, list[str]]:
 
 
 def test_pages_and_site_are_light(site, base_url, browser):
-    """A notebook page without math weighs <= 1 MB on a cold load (and loads no MathJax); the site <= 13 MB
-    with no doctrees, build info, source maps or unrendered templates. (12 MB until the CUDA-error sections
-    and the GPU run's printed outputs added 0.2 MB; half of the site is MathJax and the downloadable
-    notebooks, each page is held to its own budget below.)"""
+    """A notebook page without math weighs <= 1.25 MiB on a cold load (and loads no MathJax); the site <= 20
+    MiB with no doctrees, build info, source maps or unrendered templates. (13 MiB and 1 MiB until the
+    notebooks were laid out lesson first: each page now shows the outputs its prose uses and ships its
+    folded checks; 17.1 MiB, the heaviest page 1.10 MiB, uncompressed as a plain file server sends it.)"""
     total = sum(p.stat().st_size for p in site.rglob("*") if p.is_file())
     assert total <= 20 * 2**20, f"site is {total / 2**20:.1f} MiB"
     shipped = [str(p.relative_to(site)) for p in site.rglob("*") if p.is_file()]
@@ -661,7 +661,7 @@ def test_pages_and_site_are_light(site, base_url, browser):
     assert without_math, "every notebook has math: pick the check differently"
     for path in without_math:
         size, urls = _cold_bytes(browser, f"{base_url}notebooks/{path.stem}.html")
-        assert size <= 2**20, f"{path.stem}: {size / 2**20:.2f} MiB on a cold load"
+        assert size <= 1.25 * 2**20, f"{path.stem}: {size / 2**20:.2f} MiB on a cold load"
         assert not any("mathjax" in u for u in urls), f"{path.stem} loads MathJax"
 
 
