@@ -694,15 +694,12 @@ def test_questions_land_on_the_section_that_answers_them(site, base_url, browser
         v.close()
     wrong = []
     stems = {p.name[:2]: p.stem for p in notebook_paths()}
-    headings = {(f"notebooks/{stems[r['notebook']]}.html", r["section"]) for r in rows}
-    known = {(p, h) for p, h, _ in firsts} | headings
     for row, (page_, heading, parent) in zip(rows, firsts):
         expected = (f"notebooks/{stems[row['notebook']]}.html", row["section"])
         if (page_, heading) != expected and (page_, parent) != expected:
             wrong.append(f"{row['question']!r}: {heading!r}, expected {row['notebook']} {row['section']!r}")
     right = len(rows) - len(wrong)
     (site.parent / "questions.json").write_text(json.dumps({"right": right, "of": len(rows), "wrong": wrong}))
-    assert known, "no section hits"
     assert right >= 0.25 * len(rows), f"{right}/{len(rows)} right section first; wrong: " + "; ".join(wrong)
     # the first hit's link opens the page at its section, the question's words highlighted
     row = rows[0]

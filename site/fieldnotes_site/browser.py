@@ -116,18 +116,6 @@ ANATOMY_JS = r"""
 """
 
 
-def measure_anatomy(browser, url: str, width: int = 1280, height: int = 800) -> dict:  # noqa: ANN001
-    """Load ``url`` at ``width`` x ``height`` and measure the anatomy numbers of :data:`ANATOMY_JS`."""
-    if width < 200 or height < 200:
-        raise ValueError(f"viewport {width}x{height} is too small to measure a page")
-    page = browser.new_page(viewport={"width": width, "height": height})
-    try:
-        page.goto(url, wait_until="load")
-        return page.evaluate(ANATOMY_JS)
-    finally:
-        page.close()
-
-
 #: Words broken across lines in a page's tables: a run of letters or digits whose text wraps onto two
 #: lines (breaks at spaces, dots, slashes, underscores or hyphens between such runs are fine).
 MIDWORD_JS = r"""
