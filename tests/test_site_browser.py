@@ -6,9 +6,11 @@ The site is built once per session into _build/html (ignored by git).
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import json
 import re
+import urllib.request
 from html.parser import HTMLParser
 from pathlib import Path
 from urllib.parse import quote, unquote, urljoin, urlparse
@@ -91,15 +93,26 @@ class Visit:
         self.page.close()
 
 
+@contextlib.contextmanager
 def visit_all(browser, urls: list[str], batch: int = 6, viewport: dict | None = None):
-    """Visit every URL, ``batch`` pages loading at once (their 500 ms network-idle waits overlap); yields
-    each Visit once its page is idle, and closes it after."""
+    """Visit every URL, ``batch`` pages loading at once (their 500 ms network-idle waits overlap): a context
+    manager giving an iterator of (url, Visit), each Visit once its page is idle, closed after. Leaving the
+    ``with`` closes what is still open there and then, never later from the garbage collector: a Playwright
+    call made from a finalizer while another call is running can hang the test process."""
+    it = _visits(browser, urls, batch, viewport)
+    try:
+        yield it
+    finally:
+        it.close()
+
+
+def _visits(browser, urls: list[str], batch: int, viewport: dict | None):
     for i in range(0, len(urls), batch):
         visits = [Visit(browser, u, wait=None, viewport=viewport) for u in urls[i : i + batch]]
         try:
             for v in visits:
                 v.page.wait_for_load_state("networkidle")
-            yield from visits
+            yield from zip(urls[i : i + batch], visits)
         finally:
             for v in visits:
                 v.close()
@@ -114,8 +127,6 @@ def test_every_page_loads_cleanly_and_notebook_pages_are_whole(site, base_url, b
     notebook page shows its stored outputs and figures, its box (claims, last verification, download), every
     error-index link into it lands on an existing anchor, and both download links (the header button and the
     box's link) serve the repository's notebook byte for byte, with no build-only MyST cells."""
-    import urllib.request
-
     pages = html_pages(site)
     assert "index.html" in pages and len(pages) >= 6
     v = Visit(browser, base_url + "errors.html")
@@ -131,34 +142,38 @@ def test_every_page_loads_cleanly_and_notebook_pages_are_whole(site, base_url, b
         page_url, _, anchor = link.partition("#")
         assert anchor.startswith("error-"), link
         anchors.setdefault(urlparse(page_url).path.lstrip("/"), []).append(anchor)
+    with visit_all(browser, [base_url + rel for rel in pages]) as visits:
+        for url, v in visits:
+            check_page(v, url.removeprefix(base_url), anchors, base_url)
+
+
+def check_page(v, rel: str, anchors: dict[str, list[str]], base_url: str) -> None:
+    """One page of test_every_page_loads_cleanly_and_notebook_pages_are_whole."""
+    v.check_clean(rel)
+    broken = v.page.eval_on_selector_all(
+        "img", "imgs => imgs.filter(i => !(i.complete && i.naturalWidth > 0)).map(i => i.src)"
+    )
+    assert not broken, f"{rel}: images that did not load: {broken}"
+    missing = [a for a in anchors.get(rel, []) if v.page.locator(f"[id='{a}']").count() != 1]
+    assert not missing, f"anchors {missing} missing on {rel}"
     notebooks = {f"notebooks/{p.stem}.html": p for p in notebook_paths()}
-    for rel, v in zip(pages, visit_all(browser, [base_url + rel for rel in pages])):
-        v.check_clean(rel)
-        broken = v.page.eval_on_selector_all(
-            "img", "imgs => imgs.filter(i => !(i.complete && i.naturalWidth > 0)).map(i => i.src)"
-        )
-        assert not broken, f"{rel}: images that did not load: {broken}"
-        missing = [a for a in anchors.get(rel, []) if v.page.locator(f"[id='{a}']").count() != 1]
-        assert not missing, f"anchors {missing} missing on {rel}"
-        if rel not in notebooks:
-            continue
-        path = notebooks[rel]
-        text = v.page.inner_text("main")
-        assert re.search(r"✔ C\d+ \S", text), f"{rel}: stored outputs (ledger lines) missing"
-        assert "last verified" in text and "Download" in text
-        stored_images = sum(
-            "image/png" in out.get("data", {}) for c in read(path).cells for out in c.get("outputs", [])
-        )
-        shown = v.page.locator("main img").count()
-        assert shown >= stored_images, f"{rel}: {stored_images} stored figures, {shown} images on the page"
-        downloads = v.page.eval_on_selector_all(
-            "a[href*='_sources/']", "as => [...new Set(as.map(a => a.href))]"
-        )
-        assert downloads == [urljoin(base_url, f"_sources/notebooks/{path.name}")], downloads
-        with urllib.request.urlopen(downloads[0]) as r:
-            served = r.read()
-        assert served == path.read_bytes(), f"{path.name}: the download differs from the repository's file"
-        assert b"fieldnotes-stamp" not in served and b"(error-" not in served
+    if rel not in notebooks:
+        return
+    path = notebooks[rel]
+    text = v.page.inner_text("main")
+    assert re.search(r"✔ C\d+ \S", text), f"{rel}: stored outputs (ledger lines) missing"
+    assert "last verified" in text and "Download" in text
+    stored_images = sum(
+        "image/png" in out.get("data", {}) for c in read(path).cells for out in c.get("outputs", [])
+    )
+    shown = v.page.locator("main img").count()
+    assert shown >= stored_images, f"{rel}: {stored_images} stored figures, {shown} images on the page"
+    downloads = v.page.eval_on_selector_all("a[href*='_sources/']", "as => [...new Set(as.map(a => a.href))]")
+    assert downloads == [urljoin(base_url, f"_sources/notebooks/{path.name}")], downloads
+    with urllib.request.urlopen(downloads[0], timeout=30) as r:
+        served = r.read()
+    assert served == path.read_bytes(), f"{path.name}: the download differs from the repository's file"
+    assert b"fieldnotes-stamp" not in served and b"(error-" not in served
 
 
 def test_math_renders_offline(base_url, browser):
@@ -533,6 +548,10 @@ READING_JS = """() => ({
     .filter(e => e.scrollWidth > e.clientWidth + 1).length,
   tables: [...document.querySelectorAll('table.fn-table')]
     .filter(t => t.scrollWidth > t.parentElement.clientWidth + 1).length,
+  toc: (b => b && b.getClientRects().length ? b.scrollWidth - b.clientWidth : 0)(
+    document.querySelector('.bd-sidebar-secondary')),
+  tabular: [...document.querySelectorAll('div.cell_output div.fn-tabular pre')]
+    .filter(e => getComputedStyle(e).whiteSpace !== 'pre').length,
 })"""
 
 
@@ -546,26 +565,31 @@ def reading(site, base_url, browser) -> dict[int, dict[str, dict]]:
     for width, height in ((390, 844), (1280, 800)):
         out[width] = {}
         urls = [base_url + rel for rel in pages]
-        visits = visit_all(browser, urls, viewport={"width": width, "height": height})
-        for rel, v in zip(pages, visits):
-            m = v.page.evaluate(READING_JS)
-            m["midword"] = midword_breaks(v.page)
-            if rel.startswith("notebooks/"):
-                m["anatomy"] = v.page.evaluate(ANATOMY_JS)
-            out[width][rel] = m
+        with visit_all(browser, urls, viewport={"width": width, "height": height}) as visits:
+            for url, v in visits:
+                rel = url.removeprefix(base_url)
+                m = v.page.evaluate(READING_JS)
+                m["midword"] = midword_breaks(v.page)
+                if rel.startswith("notebooks/"):
+                    m["anatomy"] = v.page.evaluate(ANATOMY_JS)
+                out[width][rel] = m
     (site.parent / "reading.json").write_text(json.dumps(out, indent=1), encoding="utf-8")
     return out
 
 
 def test_no_page_scrolls_sideways_and_outputs_wrap(reading):
-    """At 390 px (a phone) no page is wider than the screen and no table breaks a word mid-word (nor at
-    1280 px); at 1280 px no stored output is cut (outputs wrap) and no generated table is wider than its
-    column."""
+    """At 390 px (a phone) no page is wider than the screen, no table breaks a word mid-word (nor at
+    1280 px) and printed tables keep their columns (they scroll in their box); at 1280 px no stored output
+    is cut (outputs wrap), no generated table is wider than its column and the page's contents fit their
+    sidebar."""
     for width, pages in reading.items():
         for rel, m in pages.items():
             assert m["wide"] <= width, f"{rel} at {width} px scrolls sideways ({m['wide']} px)"
             assert not m["midword"], f"{rel} at {width} px breaks words in tables: {m['midword'][:5]}"
+            if width == 390:
+                assert m["tabular"] == 0, f"{rel}: {m['tabular']} printed tables wrap on a phone"
             if width == 1280:
+                assert m["toc"] <= 0, f"{rel}: the page's contents run {m['toc']} px past the sidebar"
                 assert m["cut"] == 0, f"{rel}: {m['cut']} outputs scroll sideways"
                 assert m["tables"] == 0, f"{rel}: {m['tables']} tables wider than the column"
 
@@ -756,3 +780,28 @@ def test_icons_draw_and_tables_become_cards_on_a_phone(site, browser):
             assert cell.bounding_box()["width"] >= 300, "statement squeezed on a phone"
         finally:
             page.close()
+
+
+def test_contents_follow_the_reader(base_url, browser):
+    """Jumping to a section deep in a long page (a link, a search hit, a fast scroll) marks that section's
+    entry in the page's contents, and the contents scroll so the entry is in view."""
+    v = Visit(browser, base_url + "notebooks/16_error_gallery.html", viewport={"width": 1280, "height": 800})
+    try:
+        hrefs = v.page.eval_on_selector_all("#pst-page-toc-nav a.nav-link", "as => as.map(a => a.hash)")
+        assert len(hrefs) > 20, hrefs
+        for target in (hrefs[len(hrefs) * 3 // 4], hrefs[len(hrefs) // 3]):
+            v.page.evaluate(
+                """h => { const e = document.getElementById(decodeURIComponent(h.slice(1)));
+                   window.scrollTo(0, e.getBoundingClientRect().top + window.scrollY - 100); }""",
+                target,
+            )
+            v.page.wait_for_timeout(300)
+            active, visible = v.page.evaluate(
+                """() => { const a = [...document.querySelectorAll('#pst-page-toc-nav a.nav-link.active')];
+                   const b = document.querySelector('.bd-sidebar-secondary').getBoundingClientRect();
+                   return [a.map(x => x.hash), a.every(x => { const r = x.getBoundingClientRect();
+                     return r.top >= b.top && r.bottom <= b.bottom; })]; }"""
+            )
+            assert active == [target] and visible, (target, active, visible)
+    finally:
+        v.close()

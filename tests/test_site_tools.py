@@ -90,3 +90,19 @@ def test_heading_before_skips_comments_in_fenced_code():
     assert heading_before(cells, 1) == "10.3 BCE is unsafe to autocast"
     assert heading_before([md("~~~\n# not a heading\n~~~"), *cells[1:]], 1) == ""
     assert heading_before([md("#hashtag, not a heading"), *cells[1:]], 1) == ""
+
+
+@pytest.mark.parametrize(
+    "text, tabular",
+    [
+        ("B      loop   vmap\n256    71.0   3.9\n512    346    13.1", True),  # a timing table
+        ("a | b\n1 | 2\n3 | 4", True),
+        ("RuntimeError: expected scalar type Float but found Double", False),  # one line
+        ("epoch 0: loss 0.53 on 64\nepoch 1: loss 0.50 on 64\nepoch 2: loss 0.49 on 64", False),
+        ("x  1\ny 2\nz 3", False),  # one line with a gap is not a table
+    ],
+)
+def test_printed_tables_are_told_from_prose_outputs(text, tabular):
+    from fieldnotes_site.notebook_page import is_tabular
+
+    assert is_tabular(text) is tabular

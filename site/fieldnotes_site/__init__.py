@@ -26,7 +26,7 @@ from sphinx.application import Sphinx
 
 from .assets import finish, page_context
 from .base import GENERATED
-from .notebook_page import claim_badges, stamp_notebook, table_breaks
+from .notebook_page import lay_out_outputs, stamp_notebook, table_breaks
 from .pages.changes import ChangesDirective
 from .pages.claims import ClaimsDirective
 from .pages.coverage import CoverageDirective
@@ -62,7 +62,7 @@ def setup(app: Sphinx) -> dict[str, Any]:
     }.items():
         app.add_directive(name, directive)
     app.connect("source-read", stamp_notebook)
-    app.connect("doctree-read", claim_badges)
+    app.connect("doctree-read", lay_out_outputs)
     app.connect("doctree-resolved", table_breaks)
     app.connect("env-get-outdated", generated_outdated)
     app.connect("html-page-context", page_context)

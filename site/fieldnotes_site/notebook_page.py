@@ -99,13 +99,17 @@ CLOCK_SVG = (
 _FIGURE_RE = re.compile(r"^Figure \d+(\.\d+)?[a-z]?\.$")
 
 
-def claim_badges(app: Sphinx, doctree: nodes.document) -> None:
+def lay_out_outputs(app: Sphinx, doctree: nodes.document) -> None:
     """Lay out the proof compactly where the reader meets it (DESIGN.md, "Notebook anatomy").
 
     * A stored output's ledger lines (``✔ C3 statement — against …``, ``⊘ …``) become one line each: a
       small ``✔ C3`` badge, the statement, the reference in smaller type. The text stays text (the page
       search indexes it; what the tests verified is what the reader reads); other lines stay as printed.
-    * A caption paragraph (``**Figure 5.1.** …``) is marked for its style.
+    * A caption paragraph (``**Figure 5.1.** …``) is marked for its style, and becomes the alt text of the
+      figures above it (since the previous caption): a screen reader, or a page whose image failed, reads
+      what the figure shows instead of a file name.
+    * An output printed as a table (its lines line up in columns) is marked ``fn-tabular``: on a phone it
+      scrolls in its box instead of wrapping, so its columns stay aligned.
     """
     for block in list(doctree.findall(nodes.literal_block)):
         if "stream" not in block.get("classes", []):
@@ -145,10 +149,30 @@ def claim_badges(app: Sphinx, doctree: nodes.document) -> None:
             for piece in pieces[1:]:
                 new += [nodes.raw("", CLOCK_SVG, format="html"), nodes.Text(piece)]
             text.parent.replace(text, new)
-    for par in doctree.findall(nodes.paragraph):
-        first = par.children[0] if par.children else None
+    figures: list[nodes.image] = []
+    for node in doctree.findall(lambda n: isinstance(n, (nodes.image, nodes.paragraph))):
+        if isinstance(node, nodes.image):
+            figures.append(node)
+            continue
+        first = node.children[0] if node.children else None
         if isinstance(first, nodes.strong) and _FIGURE_RE.match(first.astext()):
-            par["classes"].append("fn-caption")
+            node["classes"].append("fn-caption")
+            for image in figures:
+                image["alt"] = " ".join(node.astext().split())
+            figures.clear()
+    for block in doctree.findall(nodes.literal_block):
+        if "output" in block.get("classes", []) and is_tabular(block.astext()):
+            block["classes"].append("fn-tabular")
+
+
+_COLUMN_GAP = re.compile(r"\S {2,}\S| \| ")
+
+
+def is_tabular(text: str) -> bool:
+    """Whether printed text is a table: at least 3 lines, at least 2 of them with a column gap (two or more
+    spaces between words, or `` | ``)."""
+    lines = [ln for ln in text.splitlines() if ln.strip()]
+    return len(lines) >= 3 and sum(bool(_COLUMN_GAP.search(ln)) for ln in lines) >= 2
 
 
 _BREAK_AFTER = re.compile(r"(?<=[._/(,=:;\]-])(?=[^\s._/(,=:;\]-])")
@@ -189,9 +213,8 @@ def gpu_outputs(matrix: Matrix, stem: str, cells: dict[str, int]) -> dict[int, s
             shown = f"{fence}text\n{text}\n{fence}"
             if matrix.stale(rec, stem):  # folded: what an earlier revision's check printed may not match
                 shown = (
-                    f"<details>\n<summary>On the GPU ({when}) the check above printed, in a run of an "
-                    "earlier "
-                    f"revision of this notebook (open)</summary>\n\n{shown}\n\n</details>"
+                    f"<details>\n<summary>Recorded on a GPU ({when}) for an earlier version of this "
+                    f"page: what the check above printed there (open)</summary>\n\n{shown}\n\n</details>"
                 )
             else:
                 shown = f"**On the GPU** ({when}) the check above printed:\n\n{shown}"

@@ -16,7 +16,9 @@ class StampDirective(_Directive):
         s = self.site
         # One line until opened (the first lesson starts on screen one): what was verified, and when.
         box = nodes.container(classes=["fn-stamp"])
-        gpu_only = f" (and {len(nb.skipped)} that need CUDA, checked on GPU runners)" if nb.skipped else ""
+        n = len(nb.skipped)
+        verb = "needs" if n == 1 else "need"
+        gpu_only = f" (and {n} that {verb} CUDA, checked on GPU runners)" if n else ""
         box += nodes.raw("", '<details class="fn-stamp-more"><summary>', format="html")
         box += nodes.inline(
             "",
