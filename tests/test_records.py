@@ -225,7 +225,7 @@ def test_gpu_outputs_one_block_per_cell_and_record():
     assert (
         text.count("the check above printed") == 1 and "NVIDIA H200, torch 2.11.0+cu130, 2026-11-28" in text
     )
-    assert "earlier revision" in text  # the record ran other sources than the page shows
+    assert "earlier version of this page" in text  # the record ran other sources than the page shows
     assert "````text" in text  # the fence is longer than any run of backticks in the output
     assert gpu_outputs(Matrix([]), "10_x", {"C2": 4}) == {}
 
@@ -242,3 +242,28 @@ def test_gpu_summary_and_cpu_span():
     gpu.set_results("00_x", {"C1": ClaimResult("pass"), "C2": ClaimResult("pass")})
     assert m.gpu_summary("00_x", ["C1", "C2"], short=True) == ["H200, torch 2.11: all 2 hold"]
     assert Matrix(cpu).gpu_summary("00_x", ["C1"]) == []
+
+
+def test_output_mismatches_compare_as_nbval_does():
+    """A changed printed value is a mismatch; an ignore-output cell, a changed figure, an object address
+    (nbval's sanitizer) and a line printed in two chunks are not."""
+    from tools.notebooks import output_mismatches
+
+    stored = _nb("a = 1\n", "t 0.51\n", "at 0x7f00aa11bb22\n", "ab\n", "")
+    stored.cells[1].metadata["tags"] = ["nbval-ignore-output"]
+    stored.cells[4].outputs = [nbformat.v4.new_output("display_data", data={"image/png": "AAAA"})]
+    run = nbformat.from_dict(nbformat.writes(stored) and nbformat.reads(nbformat.writes(stored), 4))
+    assert output_mismatches(stored, run) == []
+    run.cells[0].outputs[0]["text"] = "a = 2\n"
+    run.cells[1].outputs[0]["text"] = "t 0.49\n"
+    run.cells[2].outputs[0]["text"] = "at 0x55aa0033cc44\n"
+    run.cells[3].outputs = [
+        nbformat.v4.new_output("stream", name="stdout", text="a"),
+        nbformat.v4.new_output("stream", name="stdout", text="b\n"),
+    ]
+    run.cells[4].outputs[0]["data"]["image/png"] = "BBBB"
+    assert output_mismatches(stored, run) == [0]
+    stored.cells[0].source = "# NBVAL_IGNORE_OUTPUT\nprint(a)"
+    assert output_mismatches(stored, run) == []
+    with pytest.raises(ValueError, match="stored notebook's cells"):
+        output_mismatches(stored, _nb("x"))

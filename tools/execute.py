@@ -67,6 +67,9 @@ def run_notebook(nb: nbformat.NotebookNode, timeout: int = 600, allow_errors: bo
         resources={"metadata": {"path": str(NB_DIR)}},
         # read for the slow-cell check, then removed by execute() (they would churn diffs)
         record_timing=True,
+        # one stdout (stderr) output per cell, its chunks joined exactly: a line printed in two chunks (a
+        # flush between them) stays one line (myst-nb's own merge would add a newline between chunks)
+        coalesce_streams=True,
         # ipykernel 7 logs a TCP-transport warning to the terminal; it says nothing about the notebook.
         # xmode=Minimal stores an error as "Type: message" only: tracebacks would publish this
         # machine's install paths (nbval ignores tracebacks; interactive runs keep full ones).

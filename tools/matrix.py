@@ -12,7 +12,8 @@ itself runs in the project's own ``.venv``.
 
 Every notebook is executed on a copy (the stored notebooks are never written) with the same executor
 as ``make execute`` (:func:`tools.execute.run_notebook`), continuing past failing cells, and the
-result of each claim (pass / fail with the error / not reached / skipped) goes into
+result of each claim (pass / fail with the error / not reached / skipped), and which cells printed
+outputs other than the stored ones where nbval compares them (``output_mismatches``), go into
 ``site/verification/<label>.json`` (:class:`tools.notebooks.VerificationRecord`).
 """
 
@@ -42,6 +43,7 @@ from tools.notebooks import (  # noqa: E402
     VerificationRecord,
     claim_results,
     notebook_paths,
+    output_mismatches,
     read,
     scrub_paths,
     skipped_claim_outputs,
@@ -146,17 +148,19 @@ def record_here(
             errors = sum(
                 1 for c in run.cells for o in c.get("outputs", []) if o.get("output_type") == "error"
             )
+            differ = output_mismatches(read(path), run)
             rec.notebooks[path.stem] = {
                 "seconds": round(seconds, 1),
                 "failure": failure,
                 "error_cells": errors,
                 "source_hash": source_hash(read(path)),
+                "output_mismatches": differ,
             }
             tally = {k: sum(r.result == k for r in results.values()) for k in ("pass", "fail", "not reached")}
             print(
                 f"  [{n:2}/{len(paths)}] {path.stem:34} {seconds:5.1f} s  {tally['pass']:3} ✔  "
-                f"{tally['fail']:2} ✘  {tally['not reached']:2} not reached"
-                + (f"  ({failure})" if failure else ""),
+                f"{tally['fail']:2} ✘  {tally['not reached']:2} not reached  "
+                f"{len(differ):2} outputs differ" + (f"  ({failure})" if failure else ""),
                 flush=True,
             )
     rec.seconds = round(time.perf_counter() - t0, 1)

@@ -11,7 +11,8 @@
   cells (:func:`is_check_cell`, :func:`fold_cell`, :data:`CHECK_TAGS`), :func:`hide_cell`.
 * **The verification record** — :class:`VerificationRecord` (one schema for a CPU run, a GPU run and
   each torch version of the matrix), :func:`claim_results` (stored notebook + executed copy -> one
-  result per claim), :func:`load_records`.
+  result per claim), :func:`output_mismatches` (the cells whose compared outputs differ, as nbval
+  compares them), :func:`load_records`.
 
 Nothing here imports ``tests/``.
 """
@@ -385,6 +386,65 @@ def skipped_claim_outputs(stored: nbformat.NotebookNode, run: nbformat.NotebookN
     return out
 
 
+#: nbval's sanitizers (the same file ``make test`` passes with --nbval-sanitize-with; read as data).
+SANITIZE_CFG = ROOT / "tests" / "nbval_sanitize.cfg"
+#: What nbval leaves out of a comparison (its defaults, images included).
+_NOT_COMPARED = {"metadata", "traceback", "prompt_number", "output_type", "name", "execution_count"}
+_NOT_COMPARED |= {"application/vnd.jupyter.widget-view+json", "image/png", "image/jpeg"}
+
+
+def output_compared(cell: nbformat.NotebookNode) -> bool:
+    """Whether nbval compares this code cell's outputs (not an ignore-output or skipped cell)."""
+    tags = set(cell.get("metadata", {}).get("tags", []))
+    first = cell.source.lstrip().splitlines()[0] if cell.source.strip() else ""
+    markers = {"# NBVAL_IGNORE_OUTPUT", "# NBVAL_SKIP"}
+    return (
+        cell.cell_type == "code"
+        and not tags & {"nbval-ignore-output", "nbval-skip"}
+        and (first.strip() not in markers)
+    )
+
+
+def output_mismatches(
+    stored: nbformat.NotebookNode, run: nbformat.NotebookNode, sanitize: Path = SANITIZE_CFG
+) -> list[int]:
+    """Indices of the cells whose outputs ``run`` (an executed copy) printed differently from ``stored``,
+    compared as ``pytest --nbval`` compares them: the cells it compares (:func:`output_compared`), streams
+    merged, its sanitizers applied, images and metadata left out. The version matrix records them: a stored
+    output must read the same on every torch release the site says it was verified on."""
+    from nbval.plugin import coalesce_streams, get_sanitize_patterns, transform_streams_for_comparison
+
+    if len(run.cells) != len(stored.cells):
+        raise ValueError("the executed copy must have the stored notebook's cells")
+    patterns = get_sanitize_patterns(sanitize.read_text(encoding="utf-8")) if sanitize.is_file() else []
+
+    def clean(value):
+        if not isinstance(value, str):
+            return value
+        for regex, replace in patterns:
+            value = re.sub(regex, replace, value)
+        return value
+
+    def flat(outputs) -> dict[str, list]:
+        by_key: dict[str, list] = {}
+        merged = coalesce_streams([nbformat.from_dict(o) for o in outputs])
+        for out in transform_streams_for_comparison(merged):
+            for key, value in out.items():
+                if key in _NOT_COMPARED:
+                    continue
+                items = value.items() if key == "data" else [(key, value)]
+                for k, v in items:
+                    if k not in _NOT_COMPARED:
+                        by_key.setdefault(k, []).append(clean(v))
+        return by_key
+
+    return [
+        i
+        for i, (ref, new) in enumerate(zip(stored.cells, run.cells))
+        if output_compared(ref) and flat(ref.get("outputs", [])) != flat(new.get("outputs", []))
+    ]
+
+
 def claim_results(
     stored: nbformat.NotebookNode, run: nbformat.NotebookNode | None, failure: str | None = None
 ) -> dict[str, ClaimResult]:
@@ -454,7 +514,8 @@ class VerificationRecord:
     status: str = "ran"  # "ran", or why the version could not run at all
     pins: dict[str, str] = field(default_factory=dict)  # packages whose version differs from the lock
     seconds: float = 0.0
-    notebooks: dict[str, dict] = field(default_factory=dict)  # stem -> {"seconds", "error"}
+    #: stem -> {"seconds", "failure", "error_cells", "source_hash", "output_mismatches"}
+    notebooks: dict[str, dict] = field(default_factory=dict)
     claims: dict[str, dict[str, dict]] = field(default_factory=dict)  # stem -> cid -> ClaimResult as dict
     schema: int = RECORD_SCHEMA
     #: stem -> cid -> what the cell printed, for the claims a CPU runner skips (GPU runs only; optional)
