@@ -61,6 +61,15 @@ def test_executed_in_order(path):
 
 
 @pytest.mark.parametrize("path", PATHS, ids=IDS)
+def test_one_stdout_output_per_cell(path):
+    """make execute merges a cell's stdout chunks (a line printed in two chunks would show broken in two on
+    the site and in old JupyterLab views)."""
+    for i, cell in enumerate(read(path).cells):
+        names = [o.get("name") for o in cell.get("outputs", []) if o.get("output_type") == "stream"]
+        assert names.count("stdout") <= 1, f"{path.name} cell {i}: {names.count('stdout')} stdout outputs"
+
+
+@pytest.mark.parametrize("path", PATHS, ids=IDS)
 def test_errors_only_where_tagged_and_no_stderr(path):
     for i, cell in enumerate(read(path).cells):
         tags = cell.get("metadata", {}).get("tags", [])
