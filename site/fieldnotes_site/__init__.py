@@ -30,7 +30,7 @@ from .notebook_page import lay_out_outputs, stamp_notebook, table_breaks
 from .pages.changes import ChangesDirective
 from .pages.claims import ClaimsDirective
 from .pages.coverage import CoverageDirective
-from .pages.errors import ErrorsDirective
+from .pages.errors import ErrorsDirective, RankedErrorsDirective
 from .pages.glossary import GlossaryDirective
 from .pages.landing import NotebooksDirective, SummaryDirective
 from .pages.rules import RulesDirective
@@ -55,6 +55,7 @@ def setup(app: Sphinx) -> dict[str, Any]:
         "fieldnotes-claims": ClaimsDirective,
         "fieldnotes-changes": ChangesDirective,
         "fieldnotes-errors": ErrorsDirective,
+        "fieldnotes-ranked-errors": RankedErrorsDirective,
         "fieldnotes-glossary": GlossaryDirective,
         "fieldnotes-coverage": CoverageDirective,
         "fieldnotes-stamp": StampDirective,

@@ -40,8 +40,34 @@ def heading_position(cells: list, index: int) -> tuple[int, int] | None:
     return None
 
 
+_NUMBERED = re.compile(r"#{2,3}\s+(\d+(?:\.\d+)?)\s")
+
+
+def section_label(num: str, section: str) -> str:
+    """The target of a numbered section on its notebook page, e.g. ``sec-16-13-4`` for 16 §13.4."""
+    if not re.fullmatch(r"\d\d", num) or not re.fullmatch(r"\d+(\.\d+)?", section):
+        raise ValueError(f"expected a notebook number and a section like '16', '13.4': {num!r}, {section!r}")
+    return f"sec-{num}-{section.replace('.', '-')}"
+
+
+def numbered_headings(cells: list) -> list[tuple[int, int, str]]:
+    """(cell, line, number) of every numbered section heading (``## 3``, ``### 3.2``), fenced code skipped."""
+    out = []
+    for c, cell in enumerate(cells):
+        if cell.cell_type != "markdown":
+            continue
+        fence = ""
+        for n, line in enumerate(cell.source.split("\n")):
+            marker = _FENCE.match(line)
+            if marker and (not fence or marker[1].startswith(fence)):
+                fence = "" if fence else marker[1]
+            elif not fence and (m := _NUMBERED.match(line)):
+                out.append((c, n, m[1]))
+    return out
+
+
 def stamp_notebook(app: Sphinx, docname: str, source: list[str]) -> None:
-    """Insert the stamp and the claim/error targets into the page (never into the repository's file).
+    """Insert the stamp and the claim/error/section targets into the page (never into the repository's file).
 
     A claim's or an error's target sits on the heading of the section that teaches it, so a link (from the
     ledger, the error index, a search hit) opens the page at the explanation, the demonstration and the
@@ -57,6 +83,8 @@ def stamp_notebook(app: Sphinx, docname: str, source: list[str]) -> None:
     before: dict[int, list] = {}
     after: dict[int, list] = {i: [md(text)] for i, text in gpu_printed.items()}
     targets: dict[int, dict[int, list[str]]] = {}
+    for c, line, number in numbered_headings(nb.cells):  # "16 §13.4" links (the most-reported errors)
+        targets.setdefault(c, {}).setdefault(line, []).append(section_label(nb_info.num, number))
     for i, label in sorted(nb_info.anchors):
         at = heading_position(nb.cells, i)
         if at is None:

@@ -1,4 +1,5 @@
-"""``fieldnotes-errors``: the error-message index, one row per error a notebook reproduces."""
+"""``fieldnotes-errors``: the error-message index, one row per error a notebook reproduces;
+``fieldnotes-ranked-errors``: the most-reported errors readers hit, and where each is reproduced."""
 
 from __future__ import annotations
 
@@ -10,7 +11,9 @@ from tools.notebooks import (
     ANSI_RE,
 )
 
-from ..docnodes import _Directive, emph, table, xref
+from ..docnodes import _Directive, emph, para, table, xref
+from ..notebook_page import section_label
+from ..ranked import coverage, load_ranked
 
 
 class ErrorsDirective(_Directive):
@@ -32,3 +35,57 @@ class ErrorsDirective(_Directive):
             rows.append(([nodes.literal(e.ename, e.ename), message, e.kind, claim, where], []))
         headers = ["error", "message", "kind", "claim", "where"]
         return [table(headers, rows, ["fn-errors"], [14, 46, 9, 11, 20])]
+
+
+_STATUS_TEXT = {
+    "reproducible": "not reproduced yet (it can be, on a CPU)",
+    "environment": "not reproducible here: depends on the install, driver or hardware",
+    "multi-gpu": "not reproducible here: needs two or more GPUs",
+}
+
+
+class RankedErrorsDirective(_Directive):
+    """The most-reported errors (site/errors_ranked.tsv): rank, message, how many public threads report it
+    (with links to them), where a notebook reproduces it, cause and fix; above the table, the share of
+    threads whose message the notebooks reproduce."""
+
+    def run(self) -> list[nodes.Node]:
+        rows_in = load_ranked()
+        total = sum(r.threads for r in rows_in)
+        cov = coverage(rows_in)
+        shares = [
+            f"{label} {cov[s][0]} messages ({100 * cov[s][1] / total:.0f} % of the threads)"
+            for s, label in (
+                ("reproduced", "reproduced on the CPU:"),
+                ("gpu", "reproduced on a GPU:"),
+                ("reproducible", "not yet reproduced:"),
+                ("environment", "environment-only:"),
+                ("multi-gpu", "several GPUs:"),
+            )
+        ]
+        intro = para(f"{len(rows_in)} messages, {total} thread reports. " + "; ".join(shares) + ".")
+        rows = []
+        for r in rows_in:
+            links: list[Any] = [str(r.threads), " ("]
+            for k, url in enumerate(r.urls):
+                links += [", " if k else "", nodes.reference("", str(k + 1), refuri=url)]
+            links.append(")")
+            if r.where:
+                label = section_label(r.notebook, r.section)
+                where: list[Any] = [xref(self.docname, label, r.where)]
+                if r.status == "gpu":
+                    where.append(emph(" (on a GPU)"))
+            else:
+                where = [emph(_STATUS_TEXT[r.status])]
+            message: list[Any] = [nodes.literal(r.message, r.message)]
+            message += [nodes.inline("", f" {r.cause} Fix: {r.fix}", classes=["fn-note"])]
+            rows.append(([str(r.rank), message, links, where], [f"ranked-{r.rank}"]))
+        return [
+            intro,
+            table(
+                ["#", "message, cause and fix", "threads", "reproduced in"],
+                rows,
+                ["fn-ranked"],
+                [5, 63, 12, 20],
+            ),
+        ]
