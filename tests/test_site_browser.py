@@ -125,22 +125,27 @@ def html_pages(site: Path) -> list[str]:
 def test_every_page_loads_cleanly_and_notebook_pages_are_whole(site, base_url, browser):
     """One visit per page: nothing off-host, no failed request, no console error, every image loads. Each
     notebook page shows its stored outputs and figures, its box (claims, last verification, download), every
-    error-index link into it lands on an existing anchor, and both download links (the header button and the
-    box's link) serve the repository's notebook byte for byte, with no build-only MyST cells."""
+    error-index link into it (a reproduced error, a most-reported error's section) lands on an existing
+    anchor, and both download links (the header button and the box's link) serve the repository's notebook
+    byte for byte, with no build-only MyST cells."""
     pages = html_pages(site)
     assert "index.html" in pages and len(pages) >= 6
     v = Visit(browser, base_url + "errors.html")
     try:
         links = v.page.eval_on_selector_all(
-            "main table td:last-child a.reference", "as => as.map(a => a.href)"
+            "main table.fn-errors td:last-child a.reference", "as => as.map(a => a.href)"
+        )
+        ranked = v.page.eval_on_selector_all(
+            "main table.fn-ranked td:last-child a.reference", "as => as.map(a => a.href)"
         )
     finally:
         v.close()
     assert len(links) >= 5, f"error index too small: {links}"
+    assert len(ranked) >= 50, f"the most-reported errors link too few sections: {ranked}"
     anchors: dict[str, list[str]] = {}
-    for link in links:
+    for link, kind in [(x, "error-") for x in links] + [(x, "sec-") for x in ranked]:
         page_url, _, anchor = link.partition("#")
-        assert anchor.startswith("error-"), link
+        assert anchor.startswith(kind), link
         anchors.setdefault(urlparse(page_url).path.lstrip("/"), []).append(anchor)
     with visit_all(browser, [base_url + rel for rel in pages]) as visits:
         for url, v in visits:
