@@ -267,3 +267,15 @@ def test_output_mismatches_compare_as_nbval_does():
     assert output_mismatches(stored, run) == []
     with pytest.raises(ValueError, match="stored notebook's cells"):
         output_mismatches(stored, _nb("x"))
+
+
+def test_a_long_claim_error_keeps_its_end():
+    """A record keeps the start (the statement) and the end (why it failed) of a long error."""
+    from tools.notebooks import shorten
+
+    text = "ClaimError: C24 FAILED: " + "statement " * 40 + "detail: log had 5 lines"
+    short = shorten(text, 300)
+    assert len(short) == 300 and short.startswith("ClaimError: C24") and short.endswith("5 lines")
+    assert shorten("short", 300) == "short"
+    with pytest.raises(ValueError):
+        shorten(text, 5)

@@ -353,11 +353,22 @@ def scrub_paths(text: str) -> str:
     return text
 
 
+def shorten(text: str, limit: int) -> str:
+    """``text`` cut to ``limit`` characters keeping its start and its end (a claim's error opens with the
+    statement and ends with the detail that says why it failed)."""
+    if limit < 10:
+        raise ValueError(f"limit must be at least 10, got {limit}")
+    if len(text) <= limit:
+        return text
+    head = limit * 2 // 5
+    return text[:head] + " … " + text[-(limit - head - 3) :]
+
+
 def _error_of(cell: nbformat.NotebookNode) -> str | None:
     for out in cell.get("outputs", []):
         if out.get("output_type") == "error":
             evalue = " ".join(str(out.get("evalue", "")).split())
-            return scrub_paths(f"{out.get('ename', 'Error')}: {evalue}")[:300]
+            return shorten(scrub_paths(f"{out.get('ename', 'Error')}: {evalue}"), 300)
     return None
 
 
