@@ -279,3 +279,21 @@ def test_a_long_claim_error_keeps_its_end():
     assert shorten("short", 300) == "short"
     with pytest.raises(ValueError):
         shorten(text, 5)
+
+
+def test_current_records_show_the_stored_outputs_where_every_claim_holds():
+    """Same stored outputs across the releases we verify: where a record ran a notebook's current sources
+    and every claim held (or was skipped), nbval would find no cell printing differently."""
+    from tools.notebooks import notebook_paths, read, source_hash
+
+    current = {p.stem: source_hash(read(p)) for p in notebook_paths()}
+    checked = 0
+    for rec in load_records():
+        for stem, info in rec.notebooks.items():
+            if "output_mismatches" not in info or info.get("source_hash") != current.get(stem):
+                continue
+            if any(r["result"] in ("fail", "not reached") for r in rec.claims.get(stem, {}).values()):
+                continue
+            checked += 1
+            assert info["output_mismatches"] == [], f"{rec.label} {stem}: cells {info['output_mismatches']}"
+    assert checked >= 17, f"only {checked} current notebook runs carry output comparisons"
