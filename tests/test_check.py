@@ -174,7 +174,7 @@ CASES: dict[str, tuple[list[str], list[str]]] = {
             "x = torch.Tensor(3)",
             """
             import numpy as np
-            x = torch.FloatTensor(np.zeros(3))
+            x = torch.Tensor(np.zeros(3))
             """,
             "t = torch.Tensor(2, 3)",
             """
@@ -182,6 +182,10 @@ CASES: dict[str, tuple[list[str], list[str]]] = {
             a = np.arange(6.0)
             t = torch.Tensor(a)
             """,
+            "t = torch.Tensor(x.numpy())",
+            # sizes to a typed constructor are still uninitialised memory (pytorch/examples rpc/rnn)
+            "data = torch.LongTensor(batch, n)",
+            "t = torch.FloatTensor(4)",
         ],
         [
             "x = torch.Tensor([1.0, 2.0])",
@@ -194,6 +198,27 @@ CASES: dict[str, tuple[list[str], list[str]]] = {
             w = nn.Parameter(torch.Tensor(in_dim, out_dim))
             nn.init.xavier_normal_(w)
             """,
+            # a typed constructor of an array: the float32 (or int64) cast is what the code relies on, and
+            # a bare from_numpy would keep float64 (real code: PyTorch-GAN's stargan, pygcn-style loaders)
+            """
+            import numpy as np
+            x = torch.FloatTensor(np.zeros(3))
+            """,
+            """
+            import numpy as np
+            labels = np.array([int(c) for c in attrs])
+            label = torch.FloatTensor(labels)
+            """,
+            """
+            import numpy as np
+            features = torch.FloatTensor(np.array(features.todense()))
+            out = torch.mm(features, weight)
+            """,
+            """
+            import numpy as np
+            idx = torch.LongTensor(np.where(labels)[1])
+            """,
+            "y = torch.cuda.FloatTensor(x.numpy())",
         ],
     ),
     "FNC006": (
@@ -207,6 +232,28 @@ CASES: dict[str, tuple[list[str], list[str]]] = {
             "y = x.mT.view(12)",
             "y = torch.transpose(x, 0, 1).view(x.size(0) * 2)",
             "y = x.permute(0, 2, 3, 1).view(b, -1, c)",
+            # decided: the merged dimensions are not consecutive in x, so the view raises
+            """
+            b, c, h, w = x.size()
+            y = x.permute(0, 2, 1, 3).view(b, h, c * w)
+            """,
+            "y = x.permute(0, 2, 3, 1).view(-1, x.size(1))",
+            "y = x.permute(0, 2, 3, 1).view(x.size(0), -1, x.size(3))",
+            """
+            import torch
+            y = torch.permute(x, (0, 2, 1)).view(x.size(0), -1)
+            """,
+            """
+            b, t, h, d = q.shape
+            heads = q.permute(0, 2, 1, 3)
+            o = heads.view(b, h, t * d)
+            """,
+            # undecidable: the permuted tensor is itself transposed, so it may not be contiguous
+            """
+            y = x.transpose(1, 2)
+            b, c, h, w = y.size()
+            z = y.permute(0, 2, 3, 1).view(b, h * w, c)
+            """,
         ],
         [
             "y = x.transpose(1, 2).contiguous().view(b, -1)",
@@ -225,6 +272,24 @@ CASES: dict[str, tuple[list[str], list[str]]] = {
             "y = out.permute([1, 0, 2, 3]).view(b, c, h, w)",
             "y = x.mT.view(4, 3)",
             "y = x.transpose(1, 2).view(*shape)",
+            # merges only dimensions that stay consecutive after the permute: the view works (real code:
+            # detection heads flattening a (B, C, H, W) map to (B, H*W, C); multi-head attention)
+            """
+            b, c, h, w = x.size()
+            y = x.permute(0, 2, 3, 1).view(b, h * w, c)
+            """,
+            """
+            n, c, h, w = feat.shape
+            y = feat.permute(0, 2, 3, 1).view(n, -1, c)
+            """,
+            "y = x.permute(0, 2, 3, 1).view(x.size(0), -1, x.size(1))",
+            "y = x.permute([0, 2, 3, 1]).view(x.shape[0], -1, x.shape[1])",
+            "y = x.permute(1, 0, 2, 3).view(x.size(1), x.size(0), -1)",
+            "y = x.permute(2, 3, 0, 1).view(-1, x.size(0) * x.size(1))",
+            """
+            import torch
+            y = torch.permute(x, (0, 2, 3, 1)).view(x.size(0), -1, x.size(1))
+            """,
             # a layer called t is no Tensor.t (timm's non_local_attn)
             """
             t = self.t(x)
@@ -267,6 +332,36 @@ CASES: dict[str, tuple[list[str], list[str]]] = {
                 model(x).sum().backward()
                 model.weight.data.sub_(0.1 * model.weight.grad)
             """,
+            # a copy through .data where a graph may be pending: in a loop that trains, in a step function,
+            # in a training_step that returns its loss
+            """
+            for x, y in loader:
+                out = model(x)
+                model.weight.data.copy_(ema_weight)
+                loss = criterion(out, y)
+                loss.backward()
+            """,
+            """
+            def step(x):
+                out = model(x).sum()
+                w.data.copy_(w0)
+                out.backward()
+            """,
+            """
+            class M(LightningModule):
+                def training_step(self, batch, idx):
+                    loss = self.model(batch).mean()
+                    self.model.weight.data.copy_(self.shadow)
+                    return loss
+            """,
+            """
+            for epoch in range(epochs):
+                for x in loader:
+                    model(x).sum().backward()
+                    opt.step()
+                for p, q in zip(model.parameters(), ema.parameters()):
+                    p.data.copy_(q.data)
+            """,
         ],
         [
             "m.weight.data.normal_(0.0, 0.02)",
@@ -306,6 +401,50 @@ CASES: dict[str, tuple[list[str], list[str]]] = {
             model = Classifier(config)
             if pretrained:
                 model.embed.weight.data.copy_(vectors)
+            """,
+            # copies from another tensor where no graph can be pending: swapping in averaged weights, a
+            # weight setter, copying back after training (real code: Lightning's weight_averaging callback)
+            """
+            def _swap_models(self, pl_module):
+                for average_param, current_param in zip(self.average.parameters(), pl_module.parameters()):
+                    tmp = average_param.data.clone()
+                    average_param.data.copy_(current_param.data)
+                    current_param.data.copy_(tmp)
+            """,
+            """
+            def _copy_average_to_current(self, pl_module):
+                for average_param, current_param in zip(self.average.parameters(), pl_module.parameters()):
+                    current_param.data.copy_(average_param.data)
+            """,
+            """
+            class Net(nn.Module):
+                def set_weights(self, weights):
+                    self.fc.weight.data.copy_(torch.as_tensor(weights))
+                    self.fc.bias.data.set_(torch.zeros(2))
+            """,
+            """
+            for x, y in loader:
+                loss = F.mse_loss(model(x), y)
+                opt.zero_grad()
+                loss.backward()
+                opt.step()
+                swa.update_parameters(model)
+            for p, q in zip(model.parameters(), swa.parameters()):
+                p.data.copy_(q.data)
+            """,
+            """
+            def train(model, loader, epochs):
+                best_loss, best = float("inf"), None
+                for epoch in range(epochs):
+                    for x, y in loader:
+                        loss = criterion(model(x), y)
+                        loss.backward()
+                        opt.step()
+                    if loss.item() < best_loss:
+                        best = [p.detach().clone() for p in model.parameters()]
+                for p, b in zip(model.parameters(), best):
+                    p.data.copy_(b)
+                return best_loss
             """,
         ],
     ),
@@ -1208,6 +1347,39 @@ def test_rule_fires_where_the_notebooks_show_the_wrong_way(rule):
 
 def test_rules_without_a_demo_are_known():
     assert {r.code: r.claim for r in RULES if not r.demo} == NO_DEMO
+
+
+def test_permute_view_decision_matches_torch():
+    """FNC006's decision (permute_view_ok, permute_runs) against real torch: every permutation of a
+    contiguous (2, 3, 4, 5) tensor, every grouping of its permuted dimensions into a view."""
+    import itertools
+
+    torch = pytest.importorskip("torch")
+    from fieldnotes.check.rules import permute_runs, permute_view_ok
+
+    x = torch.arange(120).reshape(2, 3, 4, 5)
+    for n in (2, 3, 4):
+        base = x.reshape(*x.shape[: n - 1], -1) if n < 4 else x
+        base = base.contiguous()
+        for perm in itertools.permutations(range(n)):
+            y = base.permute(*perm)
+            for cuts in itertools.product((False, True), repeat=n - 1):
+                groups, group = [], [0]
+                for k, cut in enumerate(cuts, start=1):
+                    if cut:
+                        groups.append(group)
+                        group = []
+                    group.append(k)
+                groups.append(group)
+                shape = [int(torch.tensor([y.shape[i] for i in g]).prod()) for g in groups]
+                try:
+                    y.view(shape)
+                    works = True
+                except RuntimeError:
+                    works = False
+                assert permute_view_ok(list(perm), groups) == works, (perm, groups)
+                if len(groups) < permute_runs(list(perm)):
+                    assert not works, (perm, groups)
 
 
 # ------------------------------------------------------------------------------- measured on real code

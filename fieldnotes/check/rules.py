@@ -330,17 +330,22 @@ PARAMETERS = frozenset({"torch.nn.Parameter", "torch.nn.parameter.Parameter"})
     name="legacy-tensor-constructor",
     title="torch.Tensor(...) called with a size or an array",
     message="torch.Tensor(3) is an uninitialised tensor of shape (3,), not the number 3, and "
-    "torch.Tensor(ndarray) copies and casts to float32",
-    fix="torch.tensor(data), torch.empty(shape) or torch.from_numpy(array)",
+    "torch.Tensor(ndarray) silently copies and casts to float32 (it aliases only a float32 array)",
+    fix="torch.tensor(data) or torch.empty(shape); for an array, keep the float32 cast explicit: "
+    "torch.as_tensor(a, dtype=torch.float32) or torch.from_numpy(a).float() (a bare torch.from_numpy(a) "
+    "keeps float64 and breaks a float32 matmul that follows)",
     claim="01-C7",
     demo="notebooks/01_tensors.ipynb",
 )
 class LegacyTensorConstructor(Rule):
     """``torch.Tensor``/``torch.FloatTensor``/... called with sizes (an integer, or several arguments) or
-    with a NumPy array (a ``numpy`` call, or a name bound only to one). Other arguments (a list literal, a
-    storage, an unknown name) are left alone: there the call may mean what it says. So are sizes passed
-    straight to ``nn.Parameter`` (``nn.Parameter(torch.Tensor(out, in))``, then ``nn.init``): the shape
-    of a parameter that the layer initialises, as ``torch.empty`` would make it."""
+    with a NumPy array (a ``numpy`` call, or a name bound only to one) when the class is ``torch.Tensor``,
+    whose float32 cast is implicit. A typed constructor of an array (``torch.FloatTensor(a)``,
+    ``torch.LongTensor(labels)``) is left alone: its name states the cast, and code relies on it (a float64
+    array then feeds a float32 ``mm``), so no rewrite without the cast would be right. Other arguments (a
+    list literal, a storage, an unknown name) are left alone: there the call may mean what it says. So
+    are sizes passed straight to ``nn.Parameter`` (``nn.Parameter(torch.Tensor(out, in))``, then
+    ``nn.init``): the shape of a parameter that the layer initialises, as ``torch.empty`` would make it."""
 
     def is_array(self, node: ast.AST) -> bool:
         values = [node] if isinstance(node, ast.Call) else self.src.values(node) or []
@@ -353,7 +358,8 @@ class LegacyTensorConstructor(Rule):
         if not args or not self.src.calls(node, LEGACY_TENSORS):
             return
         if self.is_array(args[0]):
-            self.report(node)
+            if self.src.calls(node, {"torch.Tensor"}):
+                self.report(node)
         elif (len(args) > 1 or is_constant_number(args[0])) and not self.src.calls(
             self.src.parent(node), PARAMETERS
         ):
@@ -399,12 +405,28 @@ def view_dims(args: list[ast.expr]) -> int | None:
     return None
 
 
+def permute_view_ok(perm: list[int], groups: list[list[int]]) -> bool:
+    """Whether ``x.permute(*perm).view(...)`` works on a contiguous ``x`` whose sizes are all above 1,
+    when the view's dimensions are ``groups``: consecutive runs of the permuted dimensions (by position),
+    each merged into one. Dimension ``perm[k]`` of ``x`` has stride ``prod(sizes[perm[k] + 1:])``, so two
+    neighbours merge exactly when the right one is the next dimension of ``x`` (its stride times its size
+    is the left one's stride): every group must read ``d, d + 1, d + 2, ...``."""
+    return all(all(perm[g[i + 1]] == perm[g[i]] + 1 for i in range(len(g) - 1)) for g in groups)
+
+
+def permute_runs(perm: list[int]) -> int:
+    """How many maximal ``d, d + 1, ...`` runs the permuted layout has: the fewest dimensions a view of
+    it can have (for sizes above 1)."""
+    return 1 + sum(perm[k] != perm[k - 1] + 1 for k in range(1, len(perm)))
+
+
 @rule(
     code="FNC006",
     name="view-after-transpose",
     title="view() right after transpose/permute",
     message="transpose/permute make the tensor non-contiguous, and view then raises 'view size is not "
-    "compatible with input tensor's size and stride' unless no dimensions are merged",
+    "compatible with input tensor's size and stride' unless every group of dimensions it merges was "
+    "consecutive and in order before the permute (check that, or use reshape)",
     fix="reshape(...) (a view when possible, a copy when needed) or .contiguous().view(...)",
     claim="01-C10",
     autofix="safe",
@@ -416,7 +438,12 @@ class ViewAfterTranspose(Rule):
     the transposed tensor certainly has, so it merges dimensions: ``permute(0, 2, 1)`` has 3,
     ``transpose(1, 2)`` at least 3, ``t()``/``mT`` at least 2. A view that may only split dimensions
     (``x.transpose(1, 2).view(B, C, H, W)`` of a ``(B, H*W, C)`` tensor) works and is left alone, and so
-    is one whose length is unknown (``view(*shape)``, ``view(x.size())``, ``view(dtype)``). ``--fix``
+    is one whose length is unknown (``view(*shape)``, ``view(x.size())``, ``view(dtype)``). Where the
+    permutation is literal and every view size names the dimensions of the permuted tensor
+    (``x.size(1)``, ``x.shape[1]``, ``h`` from ``b, c, h, w = x.size()``, products of them and one
+    ``-1``), the merged groups are known and the view is left alone when each group is consecutive and in
+    order in ``x`` (``x.permute(0, 2, 3, 1).view(b, h * w, c)`` works; :func:`permute_view_ok`); a view
+    with fewer dimensions than the permuted layout has runs always raises. ``--fix``
     writes ``reshape``: the same view where ``view`` worked, a copy where it raised."""
 
     def rank(self, node: ast.AST, follow: bool = True) -> int | None:
@@ -442,12 +469,117 @@ class ViewAfterTranspose(Rule):
                 return min(ranks)
         return None
 
+    def permute(self, node: ast.AST) -> tuple[ast.expr, list[int]] | None:
+        """The tensor permuted and the literal permutation (normalised), when ``node`` is, or is a name
+        only ever bound to, ``x.permute(...)`` / ``torch.permute(x, ...)``."""
+        if isinstance(node, ast.Name):
+            values = self.src.values(node)
+            node = values[0] if values and len(values) == 1 else node
+        if not isinstance(node, ast.Call) or has_star_args(node) or node.keywords:
+            return None
+        if self.src.calls(node, {"torch.permute"}) and len(node.args) == 2:
+            base, dims = node.args[0], node.args[1:]
+        elif method_call(node, "permute") and node.args:
+            base, dims = node.func.value, node.args
+        else:
+            return None
+        if len(dims) == 1 and isinstance(dims[0], (ast.Tuple, ast.List)):
+            dims = dims[0].elts
+        perm = [int_value(d) for d in dims]
+        n = len(perm)
+        if any(i is None or not -n <= i < n for i in perm):
+            return None
+        perm = [i % n for i in perm]  # type: ignore[operator]
+        return (base, perm) if sorted(perm) == list(range(n)) else None
+
+    def dim_of(self, arg: ast.expr, base: ast.expr, n: int) -> list[int] | None:
+        """The dimensions of ``base`` (rank ``n``) whose sizes ``arg`` multiplies; ``[-1]`` for ``-1``;
+        None when unknown."""
+        if isinstance(arg, ast.BinOp) and isinstance(arg.op, ast.Mult):
+            left, right = self.dim_of(arg.left, base, n), self.dim_of(arg.right, base, n)
+            return None if left is None or right is None or -1 in left + right else left + right
+        if int_value(arg) == -1:
+            return [-1]
+        index: ast.expr | None = None
+        owner: ast.expr | None = None
+        if isinstance(arg, ast.Call) and method_call(arg, "size") and len(arg.args) == 1:
+            owner, index = arg.func.value, arg.args[0]
+        elif isinstance(arg, ast.Subscript):
+            if last_name(arg.value) == "shape" and isinstance(arg.value, ast.Attribute):
+                owner, index = arg.value.value, arg.slice
+            elif isinstance(arg.value, ast.Call) and method_call(arg.value, "size") and not arg.value.args:
+                owner, index = arg.value.func.value, arg.slice
+        elif isinstance(arg, ast.Name):
+            return self.unpacked_dim(arg, base, n)
+        i = int_value(index)
+        if owner is None or i is None or not -n <= i < n or ast.dump(owner) != ast.dump(base):
+            return None
+        return [i % n]
+
+    def unpacked_dim(self, name: ast.Name, base: ast.expr, n: int) -> list[int] | None:
+        """``name``'s dimension when it is bound once, by ``a, b, c = base.size()`` / ``base.shape``."""
+        bindings = self.src.lookup(name.id, name)
+        if not bindings or len(bindings) != 1:
+            return None
+        for stmt in ast.walk(self.src.function_or_module(name)):
+            if not isinstance(stmt, ast.Assign) or len(stmt.targets) != 1:
+                continue
+            target, value = stmt.targets[0], stmt.value
+            if not isinstance(target, (ast.Tuple, ast.List)) or len(target.elts) != n:
+                continue
+            if isinstance(value, ast.Call) and method_call(value, "size") and not value.args:
+                owner = value.func.value
+            elif isinstance(value, ast.Attribute) and value.attr == "shape":
+                owner = value.value
+            else:
+                continue
+            for i, t in enumerate(target.elts):
+                if isinstance(t, ast.Name) and t.id == name.id and ast.dump(owner) == ast.dump(base):
+                    return [i]
+        return None
+
+    def view_works(self, view: ast.Call) -> bool:
+        """The view is decidable and works: a literal permutation of a contiguous tensor, and view sizes
+        that name its dimensions (at most one ``-1``), grouped so that :func:`permute_view_ok` holds."""
+        assert isinstance(view.func, ast.Attribute)
+        found = self.permute(view.func.value)
+        if found is None:
+            return False
+        base, perm = found
+        if self.rank(base) is not None:
+            return False  # x itself transposed: not contiguous, undecidable
+        n = len(perm)
+        args = view.args
+        if len(args) == 1 and isinstance(args[0], (ast.Tuple, ast.List)):
+            args = args[0].elts
+        if len(args) < permute_runs(perm):
+            return False  # a merge across two runs: always raises
+        dims: list[list[int]] = []
+        for a in args:
+            d = self.dim_of(a, base, n)
+            if d is None:
+                return False
+            dims.append(d)
+        wildcards = sum(d == [-1] for d in dims)
+        rest = n - sum(len(d) for d in dims if d != [-1])  # the dimensions a -1 stands for
+        if wildcards > 1 or (rest < 1 if wildcards else rest != 0):
+            return False
+        groups: list[list[int]] = []
+        pos = 0
+        for d in dims:
+            group = list(range(pos, pos + (rest if d == [-1] else len(d))))
+            if d != [-1] and sorted(d) != sorted(perm[g] for g in group):
+                return False
+            groups.append(group)
+            pos += len(group)
+        return permute_view_ok(perm, groups)
+
     def visit_Call(self, node: ast.Call) -> None:
         if not method_call(node, "view") or not node.args or node.keywords:
             return
         rank = self.rank(node.func.value)
         dims = view_dims(node.args)
-        if rank is not None and dims is not None and dims < rank:
+        if rank is not None and dims is not None and dims < rank and not self.view_works(node):
             self.report(node, fixable=True)
 
     @staticmethod
@@ -488,6 +620,8 @@ RANDOM_INIT_METHODS = (
 NO_GRAD = frozenset({"torch.no_grad", "torch.inference_mode", "torch.autograd.grad_mode.no_grad"})
 #: In-place methods that are no update of the values autograd saw: random initialisation, flags.
 NOT_UPDATES = (*RANDOM_INIT_METHODS, "requires_grad_", "share_memory_")
+#: In-place methods that overwrite a tensor with another one's values.
+COPIES = ("copy_", "set_")
 
 
 @rule(
@@ -507,8 +641,13 @@ class DataInplaceUpdate(Rule):
     (``w.data.normal_()``), which touch no graph, nor on a gradient (``p.grad.data.zero_()``). Also left
     alone, as initialisation and weight surgery that no pending graph saw: code under ``torch.no_grad()``
     or ``inference_mode()`` (a ``with`` block or a decorated function, e.g. fusing BatchNorm into a
-    convolution), and a module's tensor set right after the module is built
-    (``m = nn.Linear(2, 2)`` then ``m.weight.data.copy_(w)``, with no loop between them)."""
+    convolution), a module's tensor set right after the module is built
+    (``m = nn.Linear(2, 2)`` then ``m.weight.data.copy_(w)``, with no loop between them), and a copy from
+    another tensor (``.data.copy_(avg)``, ``.set_``, no ``.grad`` in it) where no graph can be pending: the
+    claim's wrong gradient needs a forward that saved the tensor and a backward still to come, so the copy
+    fires only inside a loop that trains (calls backward or computes a loss) or in a function that trains
+    outside its loops (a step function; a ``training_step`` that returns its loss), not in a weight setter,
+    nor when averaged weights are copied back after the training loop."""
 
     def in_init(self, node: ast.AST) -> bool:
         fn = self.src.enclosing(node, FUNCTIONS)
@@ -555,8 +694,69 @@ class DataInplaceUpdate(Rule):
             stmt = block if isinstance(block, ast.stmt) else self.src.enclosing(block, ast.stmt)
         return False
 
+    @staticmethod
+    def trains(region: ast.AST) -> bool:
+        """``region`` runs a backward or computes a loss: ``.backward()``, ``autograd.grad``, or a name
+        with ``loss`` in it (``loss = criterion(...)``, ``F.mse_loss(...)``; a loss returned to a trainer
+        that calls backward later)."""
+        return any(DataInplaceUpdate.trains_here(n) for n in ast.walk(region))
+
+    @staticmethod
+    def trains_here(n: ast.AST) -> bool:
+        """``n`` itself is a backward call or a loss name (see :meth:`trains`)."""
+        if isinstance(n, ast.Call) and last_name(n.func) in ("backward", "grad"):
+            return last_name(n.func) == "backward" or "autograd" in (dotted(n.func) or "")
+        return isinstance(n, (ast.Name, ast.Attribute)) and "loss" in (last_name(n) or "").lower()
+
+    def graph_may_be_pending(self, node: ast.AST) -> bool:
+        """A graph that saved the tensor may be waiting for its backward at ``node``: an enclosing loop
+        (in the same function) trains, or the function calls backward outside its loops (a step function)
+        or returns a loss (a ``training_step``). Not after a training loop (a ``best_loss`` kept outside
+        it is no graph), nor in a function that never trains (a weight setter, copying averaged weights
+        back)."""
+        scope = self.src.function_or_module(node)
+        for a in self.src.ancestors(node):
+            if a is scope:
+                break
+            if isinstance(a, (ast.For, ast.AsyncFor, ast.While)) and self.trains(a):
+                return True
+        todo = list(ast.iter_child_nodes(scope))
+        while todo:
+            n = todo.pop()
+            if isinstance(n, (ast.For, ast.AsyncFor, ast.While, *FUNCTIONS, ast.ClassDef, ast.Lambda)):
+                continue
+            if (
+                isinstance(n, ast.Return)
+                and n.value is not None
+                and any(
+                    isinstance(r, ast.Name) and r.id == "loss" or is_const(r, "loss")
+                    for r in ast.walk(n.value)
+                )
+            ):
+                return True  # the loss handed to a trainer that runs its backward later (not a best_loss)
+            if isinstance(n, ast.Call) and self.trains_here(n):
+                return True
+            todo.extend(ast.iter_child_nodes(n))
+        return False
+
+    def copies_without_graph(self, node: ast.AST) -> bool:
+        """``x.data.copy_(other)`` / ``.set_(other)``, no gradient in it, where no graph can be pending:
+        restoring or setting weights from another tensor."""
+        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)):
+            return False
+        if node.func.attr not in COPIES:
+            return False
+        if any(isinstance(n, ast.Attribute) and n.attr == "grad" for n in ast.walk(node)):
+            return False
+        return not self.graph_may_be_pending(node)
+
     def exempt(self, node: ast.AST, data: ast.Attribute) -> bool:
-        return self.in_init(node) or self.under_no_grad(node) or self.freshly_built(node, data)
+        return (
+            self.in_init(node)
+            or self.under_no_grad(node)
+            or self.freshly_built(node, data)
+            or self.copies_without_graph(node)
+        )
 
     @staticmethod
     def is_data(node: ast.AST) -> bool:
