@@ -3,6 +3,7 @@ says a notebook reproduces is shown (in its source or stored outputs) in the sec
 
 from __future__ import annotations
 
+from dataclasses import replace
 from difflib import SequenceMatcher
 
 import pytest
@@ -63,7 +64,7 @@ def test_reproduced_messages_are_in_the_section_named(row):
     text = section_text(row.notebook, row.section).lower()
     shortfall = []
     for wording in (row.message, *row.variants):
-        parts = type(row)(**{**row.__dict__, "message": wording}).fragments()
+        parts = replace(row, message=wording).fragments()
         need = min(SHOWN, max(map(len, parts), default=0))  # a short message: its longest fixed part, whole
         best = max((shown(p, text) for p in parts), default=0)
         if parts and best >= need:
