@@ -241,8 +241,8 @@ def gpu_outputs(matrix: Matrix, stem: str, cells: dict[str, int]) -> dict[int, s
             shown = f"{fence}text\n{text}\n{fence}"
             if matrix.stale(rec, stem):  # folded: what an earlier revision's check printed may not match
                 shown = (
-                    f"<details>\n<summary>Recorded on a GPU ({when}) for an earlier version of this "
-                    f"page: what the check above printed there (open)</summary>\n\n{shown}\n\n</details>"
+                    f"<details>\n<summary>What this check printed on a GPU ({when}), recorded for "
+                    f"an earlier version of this page</summary>\n\n{shown}\n\n</details>"
                 )
             else:
                 shown = f"**On the GPU** ({when}) the check above printed:\n\n{shown}"
