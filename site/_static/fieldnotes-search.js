@@ -1,10 +1,11 @@
 /* Search that works on pasted error messages (loaded on search.html only).
 
    1. Error index: the paste is matched against every reproduced error (window.FIELDNOTES_ERRORS, written
-      by the build): TF-IDF cosine over words, with digits folded ("32x512" and "4x4" are both "#x#"), and a
-      bonus when the entry's asserted message (two words or more) occurs in the paste, and a small one when its
-      exception class does. The best entries are listed first and
-      link to the reproducing cell.
+      by the build): TF-IDF cosine over words (log-scaled counts), with digits folded ("32x512" and "4x4" are
+      both "#x#"), and a bonus when the paste quotes the entry's asserted message (two words or more): all of
+      it, or its skeleton with other numbers, shapes, quoted names and exception classes in the slots; longer
+      quotes earn more, and the message quoted first in a paste a little more. A small bonus when its
+      exception class occurs. The best entries are listed first and link to the reproducing cell.
    2. Section search: a question is ranked against every section of the notebooks (BM25F over its heading,
       its page's title with the parent heading, and its own text: prose, visible code, claim statements;
       window.FIELDNOTES_SECTIONS, written by the build). A word no section has is ignored, a word a
@@ -44,20 +45,58 @@
   let entries = null;
   const df = new Map();
   const idf = (w) => Math.log(1 + entries.length / (df.get(w) || entries.length));
+  // a word's weight grows with the log of its count: a pasted list of forty key names or a long traceback
+  // does not outweigh the message's own words
   const vector = (ws) => {
-    const v = new Map();
-    ws.forEach((w) => df.has(w) && v.set(w, (v.get(w) || 0) + idf(w)));
-    return v;
+    const tf = new Map();
+    ws.forEach((w) => df.has(w) && tf.set(w, (tf.get(w) || 0) + 1));
+    return new Map([...tf].map(([w, n]) => [w, (1 + Math.log(n)) * idf(w)]));
   };
   const length = (v) => Math.sqrt([...v.values()].reduce((s, x) => s + x * x, 0)) || 1;
+  // A shape or a list of numbers reads as one value whatever its rank: "torch.Size([16, 1])", "[1, 4, 16]",
+  // "(1, 3, 16)" and "(4x1x1)" become "[#]", "(#)" and "#x#" (after norm has folded the digits).
+  const shapes = (s) =>
+    s
+      .replace(/\[[#,\s]*\]/g, "[#]")
+      .replace(/\(\s*#(?:\s*,\s*#)*\s*,?\s*\)/g, "(#)")
+      .replace(/#(?:\s*x\s*#)+/g, "#x#");
+  const escape = (s) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+  // The parts of an asserted message that change from one run to the next (a number, a shape, a name with
+  // digits, a quoted name, an exception class) are slots; the rest is its skeleton. A paste that has the
+  // skeleton in order, whatever fills the slots, quotes the message ("size mismatch for 6.weight" and
+  // "size mismatch for conv1.0.weight: …"). Slots at either end are dropped; `lit` counts the fixed letters.
+  const SLOT = /#|^['"`<]|^[a-z]+(?:error|exception|warning)\W*$/;
+  const skeleton = (f) => {
+    const toks = f.split(" ").map((t) => ({ t, slot: SLOT.test(t) }));
+    if (!toks.some((x) => x.slot)) return null; // all fixed: the fragment itself
+    while (toks.length && toks[0].slot) toks.shift();
+    while (toks.length && toks[toks.length - 1].slot) toks.pop();
+    const fixed = toks.filter((x) => !x.slot);
+    const lit = fixed.reduce((n, x) => n + x.t.length, 0) + fixed.length - 1;
+    if (fixed.length < 2 || lit < 10) return null;
+    const parts = [];
+    toks.forEach((x, i) => {
+      if (!x.slot) parts.push(escape(x.t.replace(/[.,;:]+$/, "")) + "[.,;:]*");
+      else if (!toks[i - 1].slot) parts.push("\\S+(?:\\s+\\S+){0,8}?");
+    });
+    return { re: new RegExp("(?:^|\\s)" + parts.join("\\s+") + "(?=\\s|$)"), lit };
+  };
   const buildIndex = () => {
     entries = (window.FIELDNOTES_ERRORS || []).map((e) => {
       const text = [e.ename, e.message, e.message, e.statement, e.section].join(" ");
       // alternatives per torch version are joined by " / "
-      const fragments = e.message.split("\n")[0].split(" / ").map(norm);
-      return { ...e, words: words(text), fragments: fragments.filter((f) => f.includes(" ") && f.length >= 10) };
+      const fragments = e.message
+        .split("\n")[0]
+        .split(" / ")
+        .map((f) => shapes(norm(f)))
+        .filter((f) => f.includes(" ") && f.length >= 10);
+      return { ...e, words: words(text), fragments, skeletons: fragments.map(skeleton).filter(Boolean) };
     });
     entries.forEach((e) => new Set(e.words).forEach((w) => df.set(w, (df.get(w) || 0) + 1)));
+    // a claim's further messages (ename "message") raise what the claim raises
+    const raised = new Map();
+    entries.forEach((e) => e.claim && e.ename !== "message" && raised.set(e.page + e.claim, e.ename));
+    entries.forEach((e) => (e.raises = (e.ename === "message" && raised.get(e.page + e.claim)) || e.ename));
     entries.forEach((e) => {
       e.vec = vector(e.words);
       e.len = length(e.vec);
@@ -67,29 +106,44 @@
     });
   };
 
+  const QUOTE = 120; // a quote this long (characters) earns the full bonus
+  const HEADLINE = 0.15;
   const matchErrors = (paste) => {
     if (entries === null) buildIndex();
     const q = vector(words(paste));
     const qlen = length(q);
     const flat = norm(paste);
+    const shaped = shapes(flat);
     const best = new Map(); // anchor -> best entry
     entries.forEach((e) => {
       let dot = 0;
       q.forEach((x, w) => (dot += x * (e.vec.get(w) || 0)));
       let score = dot / (qlen * e.len);
-      const found = e.fragments.filter((f) => flat.includes(f)).map((f) => f.length);
+      // how much of an asserted message the paste quotes: all of it, or its skeleton (the fixed letters);
+      // the longer the quote, the more specific the entry ("a view of a leaf Variable …" over "a leaf …")
+      const found = [
+        ...e.fragments.map((f) => [f.length, shaped.indexOf(f)]),
+        ...e.skeletons.map((k) => [k.lit, shaped.search(k.re)]),
+      ].filter(([, at]) => at >= 0);
       let quoted = found.length > 0;
-      if (quoted) score += 0.5 + (0.5 * Math.min(Math.max(...found), 60)) / 60;
+      let at = Infinity;
+      if (quoted) {
+        score += 0.5 + (0.5 * Math.min(Math.max(...found.map(([n]) => n)), QUOTE)) / QUOTE;
+        at = Math.min(...found.map(([, i]) => i));
+      }
       // a one-word asserted part that no more than two entries share ("mkdir") is as telling as a phrase
       else if (e.rare && flat.split(/[^\p{L}\p{N}_]+/u).includes(e.rare)) {
         quoted = true;
         score += 1.2;
       }
       // the exception class as Python prints it ("TypeError: …") tells entries with similar words apart
-      if (paste.includes(e.ename.split(".").pop() + ":")) score += 0.15;
+      if (paste.includes(e.raises.split(".").pop() + ":")) score += 0.15;
       const key = e.anchor + "@" + e.page;
-      if (!best.has(key) || best.get(key).score < score) best.set(key, { ...e, score, quoted });
+      if (!best.has(key) || best.get(key).score < score) best.set(key, { ...e, score, quoted, at });
     });
+    // of two messages quoted in one paste, the first is its headline ("Missing key(s) … Unexpected …")
+    const head = Math.min(...[...best.values()].map((e) => e.at));
+    best.forEach((e) => e.at === head && head < Infinity && (e.score += HEADLINE));
     // one hit per answer: a section's stored message (no claim) and the claims that assert it are one
     const shown = [];
     [...best.values()]
