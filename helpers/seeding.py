@@ -39,7 +39,7 @@ def seed_everything(seed: int, *, deterministic: bool = False) -> None:
     random.seed(seed)
     np.random.seed(seed)
     torch.manual_seed(seed)  # seeds CPU and every CUDA device
-    os.environ["PYTHONHASHSEED"] = str(seed)
+    os.environ["PYTHONHASHSEED"] = str(seed)  # noqa: FNC037 (for child processes, see above)
     if deterministic:
         torch.use_deterministic_algorithms(True)
         torch.backends.cudnn.deterministic = True

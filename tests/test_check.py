@@ -930,6 +930,70 @@ CASES: dict[str, tuple[list[str], list[str]]] = {
             import torch.utils.data as tud
             loader = tud.DataLoader(ds, num_workers=0, prefetch_factor=4)
             """,
+            # the argparse option's default is 0 (a crash at start-up, unless the option is given)
+            """
+            import argparse
+            from torch.utils.data import DataLoader
+            parser = argparse.ArgumentParser()
+            parser.add_argument("--batch-size", type=int, default=32)
+            parser.add_argument("--num_workers", type=int, default=0, help="data loading workers")
+            args = parser.parse_args()
+            loader = DataLoader(
+                train_set, batch_size=args.batch_size, shuffle=True,
+                num_workers=args.num_workers, pin_memory=True, persistent_workers=True,
+            )
+            """,
+            # the namespace reaches main() through its parameter; the option is spelt with a dash
+            """
+            import argparse
+            from torch.utils.data import DataLoader
+            def get_args():
+                p = argparse.ArgumentParser(description="train")
+                p.add_argument("--num-workers", type=int, default=0)
+                return p.parse_args()
+            def main(args):
+                loader = DataLoader(train_set, num_workers=args.num_workers, prefetch_factor=4)
+                for batch in loader:
+                    pass
+            if __name__ == "__main__":
+                main(get_args())
+            """,
+            # kept on a trainer as self.args, option '-j/--workers'
+            """
+            import argparse
+            from torch.utils.data import DataLoader
+            class Trainer:
+                def __init__(self, args, model):
+                    self.args = args
+                    self.model = model
+                def loader(self, ds):
+                    workers = self.args.workers
+                    return DataLoader(ds, batch_size=64, num_workers=workers, persistent_workers=True)
+            parser = argparse.ArgumentParser()
+            parser.add_argument("-j", "--workers", default=0, type=int, metavar="N")
+            Trainer(parser.parse_args(), net).loader(ds)
+            """,
+            # a helper's parameter defaults to 0 and its caller in the file leaves it
+            """
+            from torch.utils.data import DataLoader
+            def make_loader(ds, batch_size=32, num_workers=0):
+                return DataLoader(ds, batch_size=batch_size, num_workers=num_workers, persistent_workers=True)
+            train_loader = make_loader(train_ds, batch_size=128)
+            """,
+            # a dataclass config of the same file
+            """
+            from dataclasses import dataclass
+            from torch.utils.data import DataLoader
+            @dataclass
+            class TrainConfig:
+                batch_size: int = 64
+                num_workers: int = 0
+                lr: float = 3e-4
+            cfg = TrainConfig(batch_size=128)
+            loader = DataLoader(
+                ds, batch_size=cfg.batch_size, num_workers=cfg.num_workers, persistent_workers=True
+            )
+            """,
         ],
         [
             """
@@ -947,6 +1011,65 @@ CASES: dict[str, tuple[list[str], list[str]]] = {
             """
             from torch.utils.data import DataLoader
             loader = DataLoader(ds, **options)
+            """,
+            # a non-zero default
+            """
+            import argparse
+            from torch.utils.data import DataLoader
+            parser = argparse.ArgumentParser()
+            parser.add_argument("--num_workers", type=int, default=4)
+            args = parser.parse_args()
+            loader = DataLoader(ds, num_workers=args.num_workers, persistent_workers=True)
+            """,
+            # the option only with workers, or the loader only built with them
+            """
+            import argparse
+            from torch.utils.data import DataLoader
+            parser = argparse.ArgumentParser()
+            parser.add_argument("--num_workers", type=int, default=0)
+            args = parser.parse_args()
+            loader = DataLoader(ds, num_workers=args.num_workers, persistent_workers=args.num_workers > 0)
+            if args.num_workers > 0:
+                loader = DataLoader(ds, num_workers=args.num_workers, persistent_workers=True)
+            """,
+            # the file changes the value after parsing
+            """
+            import argparse, os
+            from torch.utils.data import DataLoader
+            parser = argparse.ArgumentParser()
+            parser.add_argument("--num_workers", type=int, default=0)
+            args = parser.parse_args()
+            args.num_workers = args.num_workers or os.cpu_count()
+            loader = DataLoader(ds, num_workers=args.num_workers, persistent_workers=True)
+            """,
+            # not a parsed namespace: a config loaded from a file
+            """
+            import argparse, yaml
+            from torch.utils.data import DataLoader
+            parser = argparse.ArgumentParser()
+            parser.add_argument("--num_workers", type=int, default=0)
+            cfg = load_config(parser.parse_args().config)
+            loader = DataLoader(ds, num_workers=cfg.num_workers, persistent_workers=True)
+            """,
+            # every caller passes the parameter
+            """
+            from torch.utils.data import DataLoader
+            def make_loader(ds, num_workers=0):
+                return DataLoader(ds, num_workers=num_workers, prefetch_factor=2)
+            train_loader = make_loader(train_ds, num_workers=8)
+            val_loader = make_loader(val_ds, 2)
+            """,
+            # a non-zero parameter default, and a config instance given the field
+            """
+            from dataclasses import dataclass
+            from torch.utils.data import DataLoader
+            def make_loader(ds, num_workers=2):
+                return DataLoader(ds, num_workers=num_workers, persistent_workers=True)
+            @dataclass
+            class Config:
+                num_workers: int = 0
+            cfg = Config(num_workers=4)
+            loader = DataLoader(ds, num_workers=cfg.num_workers, persistent_workers=True)
             """,
         ],
     ),
@@ -1043,6 +1166,45 @@ CASES: dict[str, tuple[list[str], list[str]]] = {
             ddp = DDP(model)
             sd = ddp.state_dict()
             """,
+            # the wrapper assigned back to the same name, under the usual condition, saved in the loop
+            """
+            from torch.nn.parallel import DistributedDataParallel as DDP
+            def main(args):
+                model = Net().cuda(args.gpu)
+                if args.distributed:
+                    model = DDP(model, device_ids=[args.gpu])
+                for epoch in range(args.epochs):
+                    train(model, loader, optimizer)
+                    if args.rank == 0:
+                        torch.save(model.state_dict(), f"ckpt_{epoch}.pth")
+            """,
+            # DataParallel(...).cuda(), the state_dict in a checkpoint dict saved afterwards
+            """
+            model = Net()
+            model = torch.nn.DataParallel(model, device_ids=[0, 1]).cuda()
+            for epoch in range(10):
+                train(model)
+                state = {"epoch": epoch + 1, "state_dict": model.state_dict(), "optimizer": opt.state_dict()}
+                torch.save(state, "checkpoint.pth.tar")
+            """,
+            # a save_checkpoint helper given the dict; the model kept on self
+            """
+            import torch.distributed as dist
+            class Trainer:
+                def fit(self):
+                    self.model = nn.parallel.DistributedDataParallel(self.model, device_ids=[self.local_rank])
+                    for epoch in range(self.epochs):
+                        self.train_one_epoch()
+                        save_checkpoint({"epoch": epoch, "model": self.model.state_dict()}, self.ckpt_dir)
+            """,
+            # entries put into the checkpoint one by one
+            """
+            from torch.nn import DataParallel
+            net = DataParallel(net)
+            checkpoint = {}
+            checkpoint["net"] = net.state_dict()
+            torch.save(checkpoint, "best.pt")
+            """,
         ],
         [
             """
@@ -1050,6 +1212,72 @@ CASES: dict[str, tuple[list[str], list[str]]] = {
             sd = dp.module.state_dict()
             """,
             "sd = model.state_dict()",
+            # model.module
+            """
+            from torch.nn.parallel import DistributedDataParallel as DDP
+            model = DDP(model, device_ids=[local_rank])
+            torch.save(model.module.state_dict(), path)
+            """,
+            # the save strips the wrapper itself
+            """
+            model = Net()
+            model = torch.nn.DataParallel(model)
+            if isinstance(model, torch.nn.DataParallel):
+                torch.save(model.module.state_dict(), out)
+            else:
+                torch.save(model.state_dict(), out)
+            """,
+            """
+            from torch.nn.parallel import DistributedDataParallel as DDP
+            model = DDP(model)
+            to_save = model.module if hasattr(model, "module") else model
+            torch.save(to_save.state_dict(), path)
+            torch.save({"model": model.module.state_dict() if args.distributed else model.state_dict()}, path)
+            """,
+            # rebound between the wrap and the save
+            """
+            from torch.nn.parallel import DistributedDataParallel as DDP
+            def train(model, args):
+                model = DDP(model, device_ids=[args.local_rank])
+                fit(model)
+                model = model.module
+                torch.save(model.state_dict(), args.out)
+            """,
+            # the wrap's own condition excludes the save
+            """
+            from torch.nn.parallel import DistributedDataParallel as DDP
+            model = Net().to(device)
+            if args.distributed:
+                model = DDP(model)
+            else:
+                torch.save(model.state_dict(), "init.pt")
+            if not args.distributed:
+                torch.save(model.state_dict(), "last.pt")
+            """,
+            # a state_dict that is not saved (an in-memory best copy, loaded back into the same wrapper)
+            """
+            import copy
+            model = Net()
+            model = nn.DataParallel(model)
+            best_weights = copy.deepcopy(model.state_dict())
+            model.load_state_dict(best_weights)
+            """,
+            # the file strips the prefix when it loads
+            """
+            model = Net().cuda()
+            model = nn.DataParallel(model)
+            torch.save({"model": model.state_dict()}, "ckpt.pt")
+            state = {k.replace("module.", "", 1): v for k, v in torch.load("ckpt.pt")["model"].items()}
+            """,
+            # saved before the wrap, or in another function
+            """
+            from torch.nn.parallel import DistributedDataParallel as DDP
+            model = Net()
+            torch.save(model.state_dict(), "init.pt")
+            model = DDP(model)
+            def save(model, path):
+                torch.save(model.state_dict(), path)
+            """,
         ],
     ),
     "FNC031": (
@@ -1087,6 +1315,357 @@ CASES: dict[str, tuple[list[str], list[str]]] = {
             "c = torch.compile(model)",
             "p = torch.export.export(model, (x,))",
             "m = torch.jit.load('m.pt')",
+        ],
+    ),
+    "FNC033": (
+        [
+            # torchvision's reference scripts: a checkpoint dict with "args", resumed with weights_only=True
+            """
+            import argparse
+            def get_args_parser():
+                parser = argparse.ArgumentParser(description="classification training")
+                parser.add_argument("--resume", default="", type=str)
+                return parser
+            def main(args):
+                model = build_model(args)
+                if args.resume:
+                    checkpoint = torch.load(args.resume, map_location="cpu", weights_only=True)
+                    model.load_state_dict(checkpoint["model"])
+                    args.start_epoch = checkpoint["epoch"] + 1
+                for epoch in range(args.start_epoch, args.epochs):
+                    checkpoint = {"model": model.state_dict(), "epoch": epoch, "args": args}
+                    utils.save_on_master(checkpoint, os.path.join(args.output_dir, "checkpoint.pth"))
+            if __name__ == "__main__":
+                args = get_args_parser().parse_args()
+                main(args)
+            """,
+            # a script that saves and reloads its own checkpoint with a plain torch.load
+            """
+            import argparse
+            parser = argparse.ArgumentParser()
+            parser.add_argument("--lr", type=float, default=0.1)
+            args = parser.parse_args()
+            torch.save({"state_dict": model.state_dict(), "hparams": args}, "last.pt")
+            ckpt = torch.load("last.pt")
+            model.load_state_dict(ckpt["state_dict"])
+            """,
+            # a dataclass config saved by one function, the checkpoint read back by another
+            """
+            from dataclasses import dataclass
+            @dataclass
+            class Config:
+                lr: float = 0.1
+                epochs: int = 10
+            def save(model, cfg, path):
+                torch.save({"model": model.state_dict(), "config": cfg}, path)
+            def resume(model, path):
+                state = torch.load(path, map_location="cpu")
+                model.load_state_dict(state["model"])
+            cfg = Config()
+            save(net, cfg, "run.pt")
+            """,
+            # self.args, entries added one by one, parse_known_args
+            """
+            import argparse
+            class Trainer:
+                def __init__(self, args):
+                    self.args = args
+                def save(self, path):
+                    state = {}
+                    state["model"] = self.model.state_dict()
+                    state["args"] = self.args
+                    torch.save(state, path)
+                def load(self, path):
+                    self.model.load_state_dict(torch.load(path)["model"])
+            args, _ = argparse.ArgumentParser().parse_known_args()
+            Trainer(args)
+            """,
+        ],
+        [
+            # vars(args): plain types load by default
+            """
+            import argparse
+            args = argparse.ArgumentParser().parse_args()
+            torch.save({"model": model.state_dict(), "args": vars(args)}, path)
+            ckpt = torch.load(path)
+            model.load_state_dict(ckpt["model"])
+            """,
+            # the allow-list, as a context manager or for the process
+            """
+            import argparse
+            args = argparse.ArgumentParser().parse_args()
+            torch.save({"model": model.state_dict(), "args": args}, path)
+            with torch.serialization.safe_globals([argparse.Namespace]):
+                ckpt = torch.load(path)
+            model.load_state_dict(ckpt["model"])
+            """,
+            """
+            import argparse
+            torch.serialization.add_safe_globals([argparse.Namespace])
+            args = argparse.ArgumentParser().parse_args()
+            torch.save({"model": model.state_dict(), "args": args}, path)
+            ckpt = torch.load(path)
+            model.load_state_dict(ckpt["model"])
+            """,
+            # weights_only=False (FNC031's business), and a load of another file (pretrained weights)
+            """
+            import argparse
+            args = argparse.ArgumentParser().parse_args()
+            torch.save({"model": model.state_dict(), "args": args}, path)
+            ckpt = torch.load(path, weights_only=False)
+            backbone.load_state_dict(torch.load(args.pretrained, map_location="cpu"))
+            """,
+            # args that are no Namespace: a dict from a config file
+            """
+            import yaml
+            args = yaml.safe_load(open("config.yaml"))
+            torch.save({"model": model.state_dict(), "args": args}, path)
+            ckpt = torch.load(path)
+            model.load_state_dict(ckpt["model"])
+            """,
+        ],
+    ),
+    "FNC034": (
+        [
+            "from torch._six import container_abcs, string_classes, int_classes",
+            """
+            def clip_grad_norm(parameters, max_norm, norm_type=2):
+                from torch._six import inf
+                if norm_type == inf:
+                    return max(p.grad.abs().max() for p in parameters)
+            """,
+            """
+            def is_str(x):
+                return isinstance(x, torch._six.string_classes)
+            """,
+            """
+            try:
+                from torch._six import inf  # an error handler that only reports leaves inf undefined
+            except ImportError as e:
+                print(e)
+            """,
+        ],
+        [
+            """
+            try:
+                from torch._six import container_abcs
+            except ImportError:
+                import collections.abc as container_abcs
+            """,
+            """
+            TORCH_MAJOR = int(torch.__version__.split(".")[0])
+            TORCH_MINOR = int(torch.__version__.split(".")[1])
+            if TORCH_MAJOR == 1 and TORCH_MINOR < 8:
+                from torch._six import container_abcs
+            else:
+                import collections.abc as container_abcs
+            """,
+            """
+            from math import inf
+            import collections.abc as container_abcs
+            """,
+        ],
+    ),
+    "FNC035": (
+        [
+            # PyTorch 0.3's ImageNet example: the criterion passed in, the loss backpropagated
+            """
+            def train(train_loader, model, criterion, optimizer, epoch):
+                for i, (input, target) in enumerate(train_loader):
+                    output = model(input)
+                    loss = criterion(output, target)
+                    losses.update(loss.data[0], input.size(0))
+                    optimizer.zero_grad()
+                    loss.backward()
+                    optimizer.step()
+            """,
+            # a module-level criterion (moved with .cuda()), summed over a test set
+            """
+            criterion = nn.CrossEntropyLoss().cuda()
+            def evaluate(model, loader):
+                test_loss = 0
+                for data, target in loader:
+                    loss = criterion(model(data), target)
+                    test_loss += loss.data[0]
+                return test_loss
+            """,
+            "test_loss += F.nll_loss(output, target, size_average=False).data[0]",
+        ],
+        [
+            # unreduced: a vector of losses
+            """
+            criterion = nn.CrossEntropyLoss(reduction="none")
+            loss = criterion(output, target)
+            first = loss.data[0]
+            """,
+            "w0 = model.fc.weight.data[0]",
+            """
+            loss = F.mse_loss(pred, y)
+            total += loss.item()
+            per_sample = F.mse_loss(pred, y, reduce=False).data[0]
+            """,
+        ],
+    ),
+    "FNC036": (
+        [
+            """
+            import numpy as np
+            def worker_init_fn(worker_id):
+                np.random.seed(torch.initial_seed() + worker_id)
+            """,
+            """
+            import numpy as np
+            from torch.utils.data import DataLoader, get_worker_info
+            def seed_worker(wid):
+                info = get_worker_info()
+                np.random.seed(info.seed)
+            loader = DataLoader(ds, num_workers=4, worker_init_fn=seed_worker)
+            """,
+            """
+            import numpy as np
+            from torch.utils.data import DataLoader
+            seed_all = lambda w: np.random.seed(torch.initial_seed())
+            loader = DataLoader(ds, num_workers=2, worker_init_fn=seed_all)
+            """,
+            """
+            import numpy as np
+            def worker_init(worker_id):
+                seed = torch.utils.data.get_worker_info().seed
+                rng = np.random.RandomState(seed)
+            """,
+        ],
+        [
+            """
+            import numpy as np
+            def seed_worker(worker_id):
+                worker_seed = torch.initial_seed() % 2**32  # torch seeds are 64-bit
+                np.random.seed(worker_seed)
+            """,
+            """
+            import numpy as np
+            torch.manual_seed(0)
+            np.random.seed(torch.initial_seed())  # the main process: the seed given above
+            """,
+            """
+            import numpy as np
+            def worker_init_fn(worker_id):
+                rng = np.random.default_rng(torch.utils.data.get_worker_info().seed)  # any size
+                np.random.seed(torch.initial_seed() // 2**32 + worker_id)
+            """,
+        ],
+    ),
+    "FNC037": (
+        [
+            """
+            import os, random
+            import numpy as np
+            def seed_everything(seed=42):
+                random.seed(seed)
+                os.environ["PYTHONHASHSEED"] = str(seed)
+                np.random.seed(seed)
+                torch.manual_seed(seed)
+                torch.backends.cudnn.deterministic = True
+            """,
+            """
+            from os import environ
+            environ["PYTHONHASHSEED"] = "0"
+            """,
+            """
+            import os
+            os.environ.setdefault("PYTHONHASHSEED", "0")
+            """,
+        ],
+        [
+            # re-executed, so the new interpreter reads it
+            """
+            import os, sys
+            if os.environ.get("PYTHONHASHSEED") != "0":
+                os.environ["PYTHONHASHSEED"] = "0"
+                os.execv(sys.executable, [sys.executable, *sys.argv])
+            """,
+            # a launcher: only the children need it
+            """
+            import os, subprocess
+            os.environ["PYTHONHASHSEED"] = "0"
+            subprocess.run(["python", "train.py"], check=True)
+            """,
+            """
+            import os
+            print(os.environ.get("PYTHONHASHSEED"))
+            """,
+        ],
+    ),
+    "FNC038": (
+        [
+            # the notes' logging of a reduced loss on rank 0 only
+            """
+            import torch.distributed as dist
+            def log_loss(loss, step):
+                if dist.get_rank() == 0:
+                    dist.all_reduce(loss)
+                    print(step, loss.item() / dist.get_world_size())
+            """,
+            # the other ranks return before the collective
+            """
+            import torch.distributed as dist
+            def evaluate(model, loader, rank):
+                if rank != 0:
+                    return None
+                correct = count_correct(model, loader)
+                dist.all_reduce(correct)
+                return correct
+            """,
+            """
+            import torch.distributed as dist
+            if is_main_process():
+                gathered = [None] * dist.get_world_size()
+                dist.all_gather_object(gathered, predictions)
+            """,
+            """
+            import os
+            import torch.distributed as dist
+            if int(os.environ["LOCAL_RANK"]) == 0:
+                dist.barrier()
+            """,
+        ],
+        [
+            # torch_distributed_zero_first: every rank reaches one barrier
+            """
+            from contextlib import contextmanager
+            import torch.distributed as dist
+            @contextmanager
+            def torch_distributed_zero_first(local_rank):
+                if local_rank not in [-1, 0]:
+                    dist.barrier(device_ids=[local_rank])
+                yield
+                if local_rank == 0:
+                    dist.barrier(device_ids=[0])
+            """,
+            # every rank of a distributed run (local_rank -1: not distributed)
+            """
+            import torch.distributed as dist
+            if args.local_rank != -1:
+                dist.all_reduce(metric)
+            if dist.get_rank() >= 0:
+                dist.barrier()
+            if self.rank != self.MAIN_PROCESS_RANK:  # the test harness's process (-1) is in no group
+                dist.barrier()
+            """,
+            # every rank reduces, rank 0 prints; a broadcast in both branches; a group of the ranks that call
+            """
+            import torch.distributed as dist
+            dist.all_reduce(loss)
+            if rank == 0:
+                print(loss.item())
+            if rank == 0:
+                objs = [load_config()]
+                dist.broadcast_object_list(objs, src=0)
+            else:
+                objs = [None]
+                dist.broadcast_object_list(objs, src=0)
+            if rank in (0, 1):
+                dist.all_reduce(t, group=pair)
+            """,
         ],
     ),
 }
@@ -1213,10 +1792,35 @@ FIXES: dict[str, list[tuple[str, str]]] = {
             "t = torch.from_numpy(img[..., ::-1].copy())",
         ),
     ],
+    "FNC035": [
+        (
+            """
+            loss = F.mse_loss(pred, y)
+            total += loss.data[0]
+            """,
+            """
+            loss = F.mse_loss(pred, y)
+            total += loss.item()
+            """,
+        ),
+        (
+            "print(nn.CrossEntropyLoss()(logits, labels).data[0])",
+            "print(nn.CrossEntropyLoss()(logits, labels).item())",
+        ),
+    ],
 }
 
-# Rules whose notebook shows the wrong way only behind a runtime flag, so no code there to flag.
-NO_DEMO = {"FNC023": "09-C6", "FNC025": "10-C11", "FNC028": "12-C15"}
+# Rules whose notebook shows the wrong way only behind a runtime flag, in a script it runs as a string, or in
+# a form the rule cannot decide (a seed read back from a worker, a collective behind an early return and a
+# group), so no code there to flag.
+NO_DEMO = {
+    "FNC023": "09-C6",
+    "FNC025": "10-C11",
+    "FNC028": "12-C15",
+    "FNC036": "00-C23",
+    "FNC037": "00-C10",
+    "FNC038": "13-C6",
+}
 
 
 def snippet(code: str) -> str:
@@ -1259,6 +1863,7 @@ def test_fix_applicability_is_declared_and_explained():
         "FNC018": "unsafe",
         "FNC024": "safe",
         "FNC027": "safe",
+        "FNC035": "safe",
     }
     for r in RULES:
         assert bool(r.unsafe_because) == (r.autofix == "unsafe"), r.code

@@ -260,6 +260,8 @@ class Source:
         self.bindings: dict[ast.AST, dict[str, list[Binding]]] = {}
         self._self_attrs: dict[ast.ClassDef, dict[str, list[ast.expr]]] = {}
         self._qnames: dict[ast.AST, set[str]] = {}
+        #: What rules work out about the whole module once and share (keyed by the helper that fills it).
+        self.memo: dict[Any, Any] = {}
         self._index()
 
     def _bind(self, scope: ast.AST, name: str, binding: Binding) -> None:

@@ -14,10 +14,13 @@ from __future__ import annotations
 import ast
 import difflib
 import re
+from collections.abc import Callable, Collection, Iterator
 from typing import TYPE_CHECKING, Any
 
 from fieldnotes.check.base import (
+    COMPREHENSIONS,
     REGISTRY,
+    SCOPES,
     Rule,
     RuleInfo,
     Source,
@@ -142,6 +145,356 @@ class TensorRule(Rule):
         return get_arg(node, "input", 0)
 
 
+# ============================================================================ data flow of real code
+# What a rule needs to follow a value a few steps, as real code passes it: a name rebound to a wrapper
+# (``model = DDP(model)``), an argparse default (``num_workers=args.num_workers``), a parameter's default
+# or the arguments its callers pass, a small config class of the same file. Each helper answers only what
+# the file decides and says "unknown" (False / None) otherwise; each walks the module at most once per
+# file (``Source.memo``), and only when a rule has a candidate to decide.
+#: Module methods that return the module itself (``nn.DataParallel(m).cuda()`` is the DataParallel).
+SELF_RETURNING = (
+    "cuda",
+    "to",
+    "cpu",
+    "float",
+    "half",
+    "double",
+    "bfloat16",
+    "train",
+    "eval",
+    "requires_grad_",
+)
+NAMESPACES = frozenset({"argparse.Namespace"})
+OWN_SCOPES = (*FUNCTIONS, ast.Lambda, ast.ClassDef)
+
+
+class Index:
+    """One walk of the module: calls by the name they call, attributes assigned anywhere, functions and
+    classes by name, and whether the file rewrites a namespace wholesale (``setattr``, ``__dict__``)."""
+
+    def __init__(self, src: Source) -> None:
+        self.calls: dict[str, list[ast.Call]] = {}
+        self.attr_stores: set[str] = set()
+        self.functions: dict[str, list[ast.FunctionDef | ast.AsyncFunctionDef]] = {}
+        self.classes: dict[str, list[ast.ClassDef]] = {}
+        self.wholesale = False  # setattr(...), x.__dict__, vars(x).update(...)
+        for n in src.order:
+            if isinstance(n, ast.Call):
+                name = last_name(n.func)
+                if name:
+                    self.calls.setdefault(name, []).append(n)
+                if name == "setattr" or (name == "update" and self.namespace_dict(n.func)):
+                    self.wholesale = True
+            elif isinstance(n, ast.Attribute):
+                if isinstance(n.ctx, (ast.Store, ast.Del)):
+                    self.attr_stores.add(n.attr)
+                elif n.attr == "__dict__":
+                    self.wholesale = True
+            elif isinstance(n, FUNCTIONS):
+                self.functions.setdefault(n.name, []).append(n)
+            elif isinstance(n, ast.ClassDef):
+                self.classes.setdefault(n.name, []).append(n)
+
+    @staticmethod
+    def namespace_dict(func: ast.expr) -> bool:
+        """``vars(x).update`` / ``x.__dict__.update``."""
+        owner = func.value if isinstance(func, ast.Attribute) else None
+        return (isinstance(owner, ast.Call) and last_name(owner.func) == "vars") or (
+            isinstance(owner, ast.Attribute) and owner.attr == "__dict__"
+        )
+
+
+def index(src: Source) -> Index:
+    if Index not in src.memo:
+        src.memo[Index] = Index(src)
+    return src.memo[Index]
+
+
+def own_nodes(scope: ast.AST) -> Iterator[ast.AST]:
+    """The nodes of ``scope``'s own body: not those of functions, lambdas and classes defined in it."""
+    todo = list(ast.iter_child_nodes(scope))
+    while todo:
+        n = todo.pop()
+        yield n
+        if not isinstance(n, OWN_SCOPES):
+            todo.extend(ast.iter_child_nodes(n))
+
+
+def unchained(node: ast.AST | None) -> ast.AST | None:
+    """``x`` for ``x.cuda()``, ``x.to(device).train()``: a module method that returns the module."""
+    while method_call(node, *SELF_RETURNING):
+        node = node.func.value  # type: ignore[union-attr]
+    return node
+
+
+def assigned(src: Source, name: ast.Name) -> list[ast.expr] | None:
+    """The values a name is assigned, as written (``Source.values`` follows names and attributes further),
+    when every binding of it is a plain assignment; else None."""
+    bindings = src.lookup(name.id, name)
+    if not bindings or any(b.kind != "assign" or b.value is None for b in bindings):
+        return None
+    return [b.value for b in bindings if b.value is not None]
+
+
+def binding_scope(src: Source, name: ast.Name) -> ast.AST | None:
+    """The scope whose bindings of ``name`` are the ones seen where it is used (as :meth:`Source.lookup`)."""
+    innermost = True
+    for a in src.ancestors(name):
+        if not isinstance(a, (*SCOPES, *COMPREHENSIONS)):
+            continue
+        if isinstance(a, ast.ClassDef) and not innermost:
+            continue
+        innermost = False
+        if src.bindings.get(a, {}).get(name.id):
+            return a
+    return None
+
+
+def parameter(fn: ast.AST, name: str) -> tuple[int | None, ast.expr | None] | None:
+    """(position among the positional parameters, None for a keyword-only one; its default or None) of
+    ``fn``'s parameter ``name``; None if it has none of that name."""
+    if not isinstance(fn, FUNCTIONS):
+        return None
+    a = fn.args
+    ordered = [*a.posonlyargs, *a.args]
+    for i, p in enumerate(ordered):
+        if p.arg == name:
+            k = i - (len(ordered) - len(a.defaults))
+            return i, a.defaults[k] if k >= 0 else None
+    for p, d in zip(a.kwonlyargs, a.kw_defaults, strict=True):
+        if p.arg == name:
+            return None, d
+    return None
+
+
+def only_parameter(src: Source, name: ast.Name) -> tuple[ast.AST, int | None, ast.expr | None] | None:
+    """(function, position, default) when ``name`` is a parameter its function never rebinds."""
+    scope = binding_scope(src, name)
+    if scope is None or len(src.bindings[scope][name.id]) != 1:
+        return None
+    found = parameter(scope, name.id)
+    return (scope, *found) if found is not None else None
+
+
+def call_sites(src: Source, fn: ast.AST) -> list[tuple[ast.Call, int]]:
+    """The calls of ``fn`` in this file, each with how many parameters the call fills implicitly (1 for
+    ``self``: ``obj.method(...)``, ``Class(...)`` for ``__init__``), found by name."""
+    if not isinstance(fn, FUNCTIONS):
+        return []
+    owner = src.parent(fn)
+    shift, name = 0, fn.name
+    if isinstance(owner, ast.ClassDef):
+        shift = 0 if any(last_name(d) == "staticmethod" for d in fn.decorator_list) else 1
+        name = owner.name if fn.name == "__init__" else fn.name
+    inside = set(map(id, ast.walk(fn)))
+    return [(c, shift) for c in index(src).calls.get(name, []) if id(c) not in inside]
+
+
+STAR = ast.Starred()  # "passed somewhere in *args/**kwargs": unknown
+
+
+def passed(call: ast.Call, name: str, position: int | None, shift: int) -> ast.expr | None:
+    """What ``call`` passes for parameter ``name`` (``STAR`` where ``*args``/``**kwargs`` may hold it),
+    None when it passes nothing (the default applies)."""
+    star = False
+    for kw in call.keywords:
+        if kw.arg == name:
+            return kw.value
+        star = star or kw.arg is None
+    if position is not None and position >= shift:
+        for j, a in enumerate(call.args):
+            if isinstance(a, ast.Starred):
+                return STAR
+            if j == position - shift:
+                return a
+    return STAR if star else None
+
+
+def local_def(src: Source, func: ast.AST, kind: type) -> Any:
+    """The one function (``kind`` ast.FunctionDef) or class (ast.ClassDef) of this file that the name
+    ``func`` is bound to, else None."""
+    if not isinstance(func, ast.Name):
+        return None
+    scope = binding_scope(src, func)
+    if scope is None or len(src.bindings[scope][func.id]) != 1:
+        return None
+    table = index(src).classes if kind is ast.ClassDef else index(src).functions
+    found = table.get(func.id, [])
+    return found[0] if len(found) == 1 and src.parent(found[0]) is scope else None
+
+
+def made_by(src: Source, node: ast.AST | None, made: Callable[[ast.AST], bool], depth: int = 0) -> bool:
+    """Every value ``node`` can have is one that ``made`` accepts (a call, an index into one): ``node``
+    itself, a function of this file that returns only such values, a name bound only to them (unpacked
+    too: ``args, _ = parser.parse_known_args()`` is ``made`` of ``parse_known_args()[0]``), ``self.x`` set
+    only from them, or a parameter that every call in this file passes one to (``main(args)``)."""
+    if depth > 5 or node is None:
+        return False
+    if made(node):
+        return True
+    if isinstance(node, ast.Call):
+        fn = local_def(src, node.func, ast.FunctionDef)
+        returns = [r.value for r in own_nodes(fn) if isinstance(r, ast.Return)] if fn is not None else []
+        return bool(returns) and all(made_by(src, r, made, depth + 1) for r in returns)
+    if is_self_attr(node):
+        cls = src.method_class(node)
+        values = src.self_attrs(cls).get(node.attr) if cls is not None else None
+        return bool(values) and all(made_by(src, v, made, depth + 1) for v in values or [])
+    if not isinstance(node, ast.Name):
+        return False
+    scope = binding_scope(src, node)
+    if scope is None:
+        return False
+    bindings = src.bindings[scope][node.id]
+    if all(b.kind == "assign" for b in bindings):
+        return all(made_by(src, b.value, made, depth + 1) for b in bindings)
+    if len(bindings) != 1:
+        return False
+    param = parameter(scope, node.id)
+    if param is not None:
+        sites = call_sites(src, scope)
+        args = [passed(c, node.id, param[0], shift) for c, shift in sites]
+        return bool(args) and all(a is not STAR and made_by(src, a, made, depth + 1) for a in args)
+    for s in own_nodes(scope):  # an unpacking: x, y = value
+        if (
+            isinstance(s, ast.Assign)
+            and len(s.targets) == 1
+            and isinstance(s.targets[0], (ast.Tuple, ast.List))
+        ):
+            for i, t in enumerate(s.targets[0].elts):
+                if isinstance(t, ast.Name) and t.id == node.id:
+                    return made(ast.Subscript(value=s.value, slice=ast.Constant(i), ctx=ast.Load()))
+    return False
+
+
+def parsed_args(src: Source, node: ast.AST) -> bool:
+    """``parser.parse_args()``, ``parser.parse_known_args()[0]``, ``argparse.Namespace(...)``."""
+    if isinstance(node, ast.Subscript):
+        return method_call(node.value, "parse_known_args") and int_value(node.slice) == 0
+    return isinstance(node, ast.Call) and (method_call(node, "parse_args") or src.calls(node, NAMESPACES))
+
+
+def is_namespace(src: Source, node: ast.AST | None) -> bool:
+    """``node`` is certainly an ``argparse.Namespace`` (see :func:`made_by` for how it is followed)."""
+    return made_by(src, node, lambda n: parsed_args(src, n))
+
+
+def argparse_defaults(src: Source) -> dict[str, list[ast.expr | None]]:
+    """``add_argument`` calls of this file by destination (``--num-workers`` -> ``num_workers``, or
+    ``dest=``): the ``default=`` of each (None where it has none)."""
+    if argparse_defaults not in src.memo:
+        out: dict[str, list[ast.expr | None]] = {}
+        for call in index(src).calls.get("add_argument", []):
+            dest = get_arg(call, "dest")
+            name = dest.value if isinstance(dest, ast.Constant) and isinstance(dest.value, str) else None
+            flags = [
+                a.value for a in positional(call) if isinstance(a, ast.Constant) and isinstance(a.value, str)
+            ]
+            if name is None and flags:
+                long = [f for f in flags if f.startswith("--")]
+                name = (long[0] if long else flags[0]).lstrip("-").replace("-", "_")
+            if name:
+                out.setdefault(name, []).append(get_arg(call, "default"))
+        src.memo[argparse_defaults] = out
+    return src.memo[argparse_defaults]
+
+
+def attr_changed(src: Source, attr: str) -> bool:
+    """Something in the file may change attribute ``attr`` after construction: ``x.attr = ...``,
+    ``set_defaults(attr=...)``, ``setattr``, ``vars(x).update``, ``x.__dict__``."""
+    idx = index(src)
+    return (
+        attr in idx.attr_stores
+        or idx.wholesale
+        or any(kw.arg in (attr, None) for c in idx.calls.get("set_defaults", []) for kw in c.keywords)
+    )
+
+
+def guarded_by(src: Source, node: ast.AST, exprs: Collection[str]) -> bool:
+    """A test of an ``if``/``while``/conditional expression around ``node`` (in its function) mentions one
+    of ``exprs`` (``ast.dump``\\ s): the code handles that value itself."""
+    child = node
+    for a in src.ancestors(node):
+        if isinstance(a, (ast.If, ast.While, ast.IfExp)) and child is not a.test:
+            if any(ast.dump(n) in exprs for n in ast.walk(a.test)):
+                return True
+        if isinstance(a, (*FUNCTIONS, ast.Lambda)):
+            return False
+        child = a
+    return False
+
+
+def conditions(src: Source, node: ast.AST) -> set[tuple[str, bool]]:
+    """The ``if`` tests around ``node`` in its function, each as (``ast.dump`` of the test without its
+    ``not``, whether ``node`` runs when it holds)."""
+    out = set()
+    child = node
+    for a in src.ancestors(node):
+        if isinstance(a, (ast.If, ast.IfExp)) and child is not a.test:
+            body = child in a.body if isinstance(a.body, list) else child is a.body
+            test, holds = a.test, body
+            while isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+                test, holds = test.operand, not holds
+            out.add((ast.dump(test), holds))
+        if isinstance(a, (*FUNCTIONS, ast.Lambda)):
+            break
+        child = a
+    return out
+
+
+def never_together(src: Source, a: ast.AST, b: ast.AST) -> bool:
+    """``a`` and ``b`` run under opposite outcomes of one test (the two branches of an ``if``, or two
+    ``if``\\ s on the same condition, one negated)."""
+    ca = conditions(src, a)
+    return any((test, not holds) in ca for test, holds in conditions(src, b))
+
+
+def local_config_default(src: Source, owner: ast.expr, attr: str) -> ast.expr | None:
+    """The value of ``owner.attr`` where ``owner`` is a config class of this file (``Config.attr``) or only
+    ever an instance built without that field (``cfg = Config()`` of a ``@dataclass`` with ``attr: int =
+    0``, or of a plain class without ``__init__`` or bases); None when not decidable."""
+    cls = local_def(src, owner, ast.ClassDef)
+    if cls is not None:
+        return class_field(src, cls, attr)
+    values = src.values(owner) if isinstance(owner, ast.Name) or is_self_attr(owner) else None
+    found: list[ast.expr | None] = []
+    for v in values or [None]:
+        cls = local_def(src, v.func, ast.ClassDef) if isinstance(v, ast.Call) else None
+        if cls is None or has_star_args(v):
+            return None
+        plain = not cls.bases and not any(isinstance(s, FUNCTIONS) and s.name == "__init__" for s in cls.body)
+        if not (plain or dataclass(cls)):
+            return None
+        given = get_arg(v, attr)
+        if given is None and v.args:
+            return None
+        found.append(given if given is not None else class_field(src, cls, attr))
+    same = {ast.dump(f) if f is not None else None for f in found}
+    return found[0] if len(same) == 1 else None
+
+
+def dataclass(cls: ast.ClassDef) -> bool:
+    return any(last_name(d.func if isinstance(d, ast.Call) else d) == "dataclass" for d in cls.decorator_list)
+
+
+def class_field(src: Source, cls: ast.ClassDef, attr: str) -> ast.expr | None:
+    """The default a class body gives ``attr`` (``attr: int = 0``, ``attr = 0``, ``field(default=0)``), if
+    no method sets ``self.attr``."""
+    if src.self_attrs(cls).get(attr):
+        return None
+    for s in cls.body:
+        value = None
+        if isinstance(s, ast.AnnAssign) and isinstance(s.target, ast.Name) and s.target.id == attr:
+            value = s.value
+        elif isinstance(s, ast.Assign) and any(isinstance(t, ast.Name) and t.id == attr for t in s.targets):
+            value = s.value
+        if isinstance(value, ast.Call) and last_name(value.func) == "field":
+            value = get_arg(value, "default")
+        if value is not None:
+            return value
+    return None
+
+
 # ============================================================================ 00 · environment
 DATASETS = frozenset(
     f"torch.utils.data.{m}{c}" for m in ("", "dataset.") for c in ("Dataset", "IterableDataset")
@@ -203,6 +556,32 @@ class DatasetOwnedRng(Rule):
                 self.report(node)
 
 
+def worker_init_names(src: Source) -> set[str]:
+    """The names passed as ``worker_init_fn=`` in the file."""
+    if worker_init_names not in src.memo:
+        src.memo[worker_init_names] = {
+            last_name(n.value) or ""
+            for n in src.order
+            if isinstance(n, ast.keyword) and n.arg == "worker_init_fn" and last_name(n.value)
+        }
+    return src.memo[worker_init_names]
+
+
+def is_worker_init(src: Source, fn: ast.AST | None) -> bool:
+    """``fn`` runs in a DataLoader worker at its start: a function passed as ``worker_init_fn=`` in this file,
+    one whose name contains ``worker_init``, one whose only parameter is ``worker_id`` (the call DataLoader
+    makes), or a lambda passed as ``worker_init_fn=`` (or assigned to a name passed so)."""
+    if isinstance(fn, ast.Lambda):
+        owner = src.parent(fn)
+        if isinstance(owner, ast.Assign):  # seed = lambda w: ...; DataLoader(..., worker_init_fn=seed)
+            return any(isinstance(t, ast.Name) and t.id in worker_init_names(src) for t in owner.targets)
+        return isinstance(owner, ast.keyword) and owner.arg == "worker_init_fn"
+    if not isinstance(fn, FUNCTIONS):
+        return False
+    params = [a.arg for a in fn.args.args]
+    return fn.name in worker_init_names(src) or "worker_init" in fn.name or params == ["worker_id"]
+
+
 SEEDERS = frozenset(
     {
         "numpy.random.seed",
@@ -227,35 +606,22 @@ SEEDERS = frozenset(
     demo="helpers/data.py",
 )
 class ConstantWorkerSeed(Rule):
-    """A seeding call with a constant (``np.random.seed(42)``) inside a worker init function: a function
-    passed as ``worker_init_fn=`` in this file, one whose name contains ``worker_init``, one whose only
-    parameter is ``worker_id`` (the call DataLoader makes), or a lambda passed as ``worker_init_fn=``."""
+    """A seeding call with a constant (``np.random.seed(42)``) inside a worker init function (see
+    :func:`is_worker_init`): a function passed as ``worker_init_fn=`` in this file, one whose name contains
+    ``worker_init``, one whose only parameter is ``worker_id`` (the call DataLoader makes), or a lambda
+    passed as ``worker_init_fn=``."""
 
     def __init__(self, src: Source) -> None:
         super().__init__(src)
-        self.passed: set[str] = set()
         self.seeds: list[tuple[ast.Call, ast.AST | None]] = []
-
-    def visit_keyword(self, node: ast.keyword) -> None:
-        if node.arg == "worker_init_fn" and last_name(node.value):
-            self.passed.add(last_name(node.value) or "")
 
     def visit_Call(self, node: ast.Call) -> None:
         if self.src.calls(node, SEEDERS) and node.args and is_constant_number(node.args[0]):
             self.seeds.append((node, self.src.enclosing(node, (*FUNCTIONS, ast.Lambda))))
 
-    def is_worker_init(self, fn: ast.AST | None) -> bool:
-        if isinstance(fn, ast.Lambda):
-            owner = self.src.parent(fn)
-            return isinstance(owner, ast.keyword) and owner.arg == "worker_init_fn"
-        if not isinstance(fn, FUNCTIONS):
-            return False
-        params = [a.arg for a in fn.args.args]
-        return fn.name in self.passed or "worker_init" in fn.name or params == ["worker_id"]
-
     def finish(self) -> None:
         for call, fn in self.seeds:
-            if self.is_worker_init(fn):
+            if is_worker_init(self.src, fn):
                 self.report(call)
 
 
@@ -296,6 +662,136 @@ class CudnnFlagTypo(Rule):
         import libcst as cst
 
         return node.with_changes(attr=cst.Name(data)) if isinstance(node, cst.Attribute) else None
+
+
+LEGACY_NUMPY_SEEDS = frozenset(
+    {
+        "numpy.random.seed",
+        "numpy.random.RandomState",
+        "numpy.random.mtrand.seed",
+        "numpy.random.mtrand.RandomState",
+    }
+)
+INITIAL_SEED = frozenset({"torch.initial_seed", "torch.random.initial_seed"})
+WORKER_INFO = frozenset(
+    {"torch.utils.data.get_worker_info", "torch.utils.data._utils.worker.get_worker_info"}
+)
+
+
+@rule(
+    code="FNC036",
+    name="worker-seed-too-large",
+    title="NumPy's legacy seeding given a DataLoader worker's 64-bit seed",
+    message="in a DataLoader worker torch.initial_seed() (and get_worker_info().seed) is base_seed + "
+    "worker_id, a 64-bit number: np.random.seed and np.random.RandomState accept at most 2**32 - 1 and "
+    "raise ValueError 'Seed must be between 0 and 2**32 - 1'",
+    fix="reduce it: np.random.seed(torch.initial_seed() % 2**32) (or np.random.default_rng(seed), which "
+    "takes any size)",
+    claim="00-C23",
+)
+class WorkerSeedTooLarge(Rule):
+    """``np.random.seed(s)`` / ``np.random.RandomState(s)`` where ``s`` is ``get_worker_info().seed`` (also
+    through a name, plus or minus something: ``+ worker_id``), or ``torch.initial_seed()`` inside a worker
+    init function (see :func:`is_worker_init`; in the main process ``initial_seed()`` is the seed given to
+    ``torch.manual_seed``, which may be small). A seed reduced with ``%``, ``//``, ``&`` or ``>>`` is left
+    alone."""
+
+    def __init__(self, src: Source) -> None:
+        super().__init__(src)
+        self.candidates: list[tuple[ast.Call, str]] = []
+
+    def visit_Call(self, node: ast.Call) -> None:
+        if last_name(node.func) in ("seed", "RandomState") and self.src.calls(node, LEGACY_NUMPY_SEEDS):
+            kind = self.seed_kind(get_arg(node, "seed", 0))
+            if kind:
+                self.candidates.append((node, kind))
+
+    def seed_kind(self, node: ast.AST | None, depth: int = 0) -> str | None:
+        """``"worker"`` for a worker's seed, ``"initial"`` for ``torch.initial_seed()``, else None."""
+        if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Sub)):
+            return self.seed_kind(node.left, depth) or self.seed_kind(node.right, depth)
+        if isinstance(node, ast.Call) and last_name(node.func) == "int" and len(node.args) == 1:
+            return self.seed_kind(node.args[0], depth)
+        if self.src.calls(node, INITIAL_SEED):
+            return "initial"
+        if isinstance(node, ast.Attribute) and node.attr == "seed":
+            base = node.value
+            values = [base] if isinstance(base, ast.Call) else self.src.values(base) or []
+            if values and all(self.src.calls(v, WORKER_INFO) for v in values):
+                return "worker"
+        if isinstance(node, ast.Name) and depth < 3:
+            kinds = {self.seed_kind(v, depth + 1) for v in assigned(self.src, node) or [None]}
+            return kinds.pop() if len(kinds) == 1 else None
+        return None
+
+    def finish(self) -> None:
+        for node, kind in self.candidates:
+            if kind == "worker" or is_worker_init(
+                self.src, self.src.enclosing(node, (*FUNCTIONS, ast.Lambda))
+            ):
+                self.report(node)
+
+
+#: Calls that start a new process (which reads PYTHONHASHSEED when it starts).
+LAUNCHES = re.compile(
+    r"subprocess\..*|os\.(?:system|popen|exec\w*|spawn\w*|posix_spawn\w*|fork\w*)|"
+    r"(?:torch\.)?multiprocessing\..*|torch\.distributed\.(?:run|launch)\..*"
+)
+
+
+@rule(
+    code="FNC037",
+    name="hash-seed-at-runtime",
+    title="os.environ['PYTHONHASHSEED'] set inside the running script",
+    message="Python reads PYTHONHASHSEED once, at start-up: set inside the running process it leaves this "
+    "process's hash() of strings, and the order of sets of strings, random; only processes started "
+    "afterwards see it",
+    fix="set it before Python starts (PYTHONHASHSEED=0 python train.py, or in the job's environment); keep "
+    "the line only for child processes the script starts afterwards",
+    claim="00-C10",
+)
+class HashSeedAtRuntime(Rule):
+    """``os.environ["PYTHONHASHSEED"] = ...`` (also ``os.environ.setdefault``/``update``, ``os.putenv``),
+    typically in a ``seed_everything()``, in a file that starts no process afterwards (no ``subprocess``,
+    ``os.exec*``/``os.system``, ``multiprocessing``/``torch.multiprocessing``: there the variable reaches
+    the child, which is what a launcher wants)."""
+
+    def __init__(self, src: Source) -> None:
+        super().__init__(src)
+        self.candidates: list[ast.AST] = []
+
+    def environ(self, node: ast.AST) -> bool:
+        return "os.environ" in self.src.qnames(node)
+
+    @staticmethod
+    def names_hash_seed(node: ast.AST | None) -> bool:
+        return isinstance(node, ast.Constant) and node.value == "PYTHONHASHSEED"
+
+    def visit_Assign(self, node: ast.Assign) -> None:
+        for t in node.targets:
+            if isinstance(t, ast.Subscript) and self.names_hash_seed(t.slice) and self.environ(t.value):
+                self.candidates.append(t)
+
+    def visit_Call(self, node: ast.Call) -> None:
+        func = node.func
+        if (last_name(func) == "putenv" and "os.putenv" in self.src.callee(node)) or (
+            isinstance(func, ast.Attribute) and func.attr == "setdefault" and self.environ(func.value)
+        ):
+            if node.args and self.names_hash_seed(node.args[0]):
+                self.candidates.append(node)
+        elif isinstance(func, ast.Attribute) and func.attr == "update" and self.environ(func.value):
+            if any(kw.arg == "PYTHONHASHSEED" for kw in node.keywords) or any(
+                isinstance(a, ast.Dict) and any(self.names_hash_seed(k) for k in a.keys) for a in node.args
+            ):
+                self.candidates.append(node)
+
+    def finish(self) -> None:
+        if not self.candidates:
+            return
+        calls = (n for n in self.src.order if isinstance(n, ast.Call))
+        if not any(LAUNCHES.fullmatch(q) for c in calls for q in self.src.callee(c)):
+            for node in self.candidates:
+                self.report(node)
 
 
 # ============================================================================ 01 · tensors
@@ -1576,27 +2072,60 @@ DATALOADERS = frozenset({"torch.utils.data.DataLoader", "torch.utils.data.datalo
     name="worker-options-without-workers",
     title="persistent_workers / prefetch_factor with num_workers=0",
     message="persistent_workers=True and prefetch_factor need worker processes: with num_workers=0 (the "
-    "default) the DataLoader raises ValueError",
-    fix="num_workers > 0, or drop the option",
+    "default, or the default of the argument, parameter or config field it comes from) the DataLoader "
+    "raises ValueError",
+    fix="num_workers > 0 (also as the default), or drop the option, or pass it only with workers: "
+    "persistent_workers=num_workers > 0",
     claim="12-C31",
     torchfix="TOR401 (off by default) asks for num_workers > 0 on any DataLoader; this rule flags only "
     "the options that raise without workers",
     demo="notebooks/12_data_loading.ipynb",
 )
 class WorkerOptionsWithoutWorkers(Rule):
-    """``DataLoader(..., persistent_workers=True)`` or ``prefetch_factor=...``; num_workers absent or 0."""
+    """``DataLoader(..., persistent_workers=True)`` or ``prefetch_factor=...`` whose ``num_workers`` is
+    absent or 0, or comes, unchanged, from a 0 this file decides: an argparse option
+    (``num_workers=args.num_workers`` with ``add_argument('--num_workers', default=0)``, ``args`` certainly
+    the parsed namespace and nothing in the file setting ``.num_workers``), a parameter's default
+    (``def make_loader(ds, num_workers=0)``, unless every call in the file passes it), a module constant, or
+    a field of a config class of the same file (``cfg = Config()`` of a ``@dataclass`` with
+    ``num_workers: int = 0``). A non-zero or unknown default, or a loader built under a test of that value
+    (``if args.num_workers > 0:``), is left alone."""
 
     def visit_Call(self, node: ast.Call) -> None:
         if not self.src.calls(node, DATALOADERS) or has_star_args(node):
             return
-        workers = get_arg(node, "num_workers", 5)
-        if workers is not None and int_value(workers) != 0:
-            return
         prefetch = get_arg(node, "prefetch_factor")
-        if is_const(get_arg(node, "persistent_workers"), True) or (
-            prefetch is not None and not is_const(prefetch, None)
+        if not (
+            is_const(get_arg(node, "persistent_workers"), True)
+            or (prefetch is not None and not is_const(prefetch, None))
         ):
+            return
+        workers = get_arg(node, "num_workers", 5)
+        if workers is None or int_value(workers) == 0 or self.zero_by_default(workers, node):
             self.report(node)
+
+    def zero_by_default(self, workers: ast.expr, call: ast.Call, depth: int = 0) -> bool:
+        src = self.src
+        if int_value(workers) is not None or guarded_by(src, call, {ast.dump(workers)}) or depth > 2:
+            return False
+        if isinstance(workers, ast.Name):
+            param = only_parameter(src, workers)
+            if param is not None:
+                fn, position, default = param
+                if int_value(default) != 0:
+                    return False
+                sites = call_sites(src, fn)
+                return not sites or any(passed(c, workers.id, position, s) is None for c, s in sites)
+            values = assigned(src, workers)  # a module constant, or an alias: workers = args.num_workers
+            return bool(values) and all(
+                int_value(v) == 0 or self.zero_by_default(v, call, depth + 1) for v in values or []
+            )
+        if not isinstance(workers, ast.Attribute) or attr_changed(src, workers.attr):
+            return False
+        if is_namespace(src, workers.value):
+            defaults = argparse_defaults(src).get(workers.attr)
+            return bool(defaults) and all(int_value(d) == 0 for d in defaults or [])
+        return int_value(local_config_default(src, workers.value, workers.attr)) == 0
 
 
 @rule(
@@ -1717,6 +2246,168 @@ class SamplerWithShuffle(Rule):
                 self.report(node)
 
 
+#: Collectives of torch.distributed, each with the position of its ``group`` parameter.
+COLLECTIVE_GROUP = {
+    "all_reduce": 2,
+    "reduce": 3,
+    "broadcast": 2,
+    "all_gather": 2,
+    "all_gather_into_tensor": 2,
+    "all_gather_object": 2,
+    "gather": 3,
+    "gather_object": 3,
+    "scatter": 3,
+    "scatter_object_list": 3,
+    "reduce_scatter": 3,
+    "reduce_scatter_tensor": 3,
+    "all_to_all": 2,
+    "all_to_all_single": 4,
+    "barrier": 0,
+    "monitored_barrier": 0,
+    "broadcast_object_list": 2,
+}
+COLLECTIVES = {
+    f"torch.distributed{m}.{name}": name for m in ("", ".distributed_c10d") for name in COLLECTIVE_GROUP
+}
+RANK = re.compile(r"(?:[a-z]+_)?rank", re.I)
+RANK_CALLS = frozenset({"get_rank", "get_local_rank", "get_global_rank", "get_node_local_rank"})
+MAIN_PROCESS = frozenset(
+    {
+        "is_main_process",
+        "main_process",
+        "is_local_main_process",
+        "is_master",
+        "is_master_process",
+        "master_process",
+        "is_local_master",
+        "is_global_zero",
+        "is_rank_zero",
+        "is_main_rank",
+    }
+)
+EXITS = (ast.Return, ast.Raise, ast.Continue, ast.Break)
+
+
+def is_rank(node: ast.AST) -> bool:
+    """``rank``, ``local_rank``, ``args.rank``, ``dist.get_rank()``, ``int(os.environ["RANK"])``."""
+    if isinstance(node, ast.Call):
+        if last_name(node.func) in RANK_CALLS:
+            return True
+        return last_name(node.func) == "int" and len(node.args) == 1 and is_rank(node.args[0])
+    if isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Constant):
+        return isinstance(node.slice.value, str) and bool(RANK.fullmatch(node.slice.value))
+    name = last_name(node)
+    return bool(name and RANK.fullmatch(name))
+
+
+FLIPPED = {ast.Lt: ast.Gt, ast.Gt: ast.Lt, ast.LtE: ast.GtE, ast.GtE: ast.LtE}
+
+
+def selects_ranks(test: ast.AST) -> bool:
+    """``test`` holds on some ranks only: ``rank == 0``, ``local_rank not in [-1, 0]``, ``rank > 0``,
+    ``is_main_process()``; not ``local_rank != -1`` or ``rank >= 0`` (every rank of a distributed run)."""
+    for n in ast.walk(test):
+        if isinstance(n, (ast.Name, ast.Attribute, ast.Call)):
+            if last_name(n.func if isinstance(n, ast.Call) else n) in MAIN_PROCESS:
+                return True
+        if not isinstance(n, ast.Compare):
+            continue
+        operands = [n.left, *n.comparators]
+        for i, op in enumerate(n.ops):
+            left, right = operands[i], operands[i + 1]
+            if is_rank(left):
+                other = right
+            elif is_rank(right):
+                other, op = left, FLIPPED.get(type(op), type(op))()
+            else:
+                continue
+            if some_ranks(op, other):
+                return True
+    return False
+
+
+def some_ranks(op: ast.cmpop, other: ast.expr) -> bool:
+    """``rank <op> other`` holds on some ranks (from 0 up) but not all, for a literal ``other`` (a name for
+    another rank, ``rank != MAIN_PROCESS_RANK``, may be -1: not decided)."""
+    if isinstance(other, (ast.Tuple, ast.List, ast.Set)):
+        values = [int_value(e) for e in other.elts]
+        return isinstance(op, (ast.In, ast.NotIn)) and any(v is not None and v >= 0 for v in values)
+    c = int_value(other)
+    if c is None:
+        return False
+    if isinstance(op, (ast.Eq, ast.NotEq, ast.Gt, ast.LtE)):
+        return c >= 0
+    if isinstance(op, (ast.GtE, ast.Lt)):
+        return c >= 1
+    return False
+
+
+@rule(
+    code="FNC038",
+    name="collective-on-some-ranks",
+    title="torch.distributed collective called under a rank test",
+    message="every rank of the group must call a collective: under `if rank == 0:` (or after `if rank != 0: "
+    "return`) the other ranks never do, and the ranks that do wait for them: a hang, or a RuntimeError "
+    "once the process group's timeout has passed (30 minutes by default for gloo)",
+    fix="call the collective on every rank (all_reduce, then use the result only under the rank test), or "
+    "give it a group of just the ranks that call it",
+    claim="13-C6",
+)
+class CollectiveOnSomeRanks(Rule):
+    """A ``torch.distributed`` collective (``all_reduce``, ``reduce``, ``broadcast``, ``all_gather``,
+    ``gather``, ``scatter``, ``barrier``, ... and their ``_object`` forms) without a ``group``, inside an
+    ``if`` whose test holds on some ranks only (see :func:`selects_ranks`), or after an ``if`` on such a
+    test that returns (``if rank != 0: return``), when the same function calls that collective nowhere
+    else (the ``torch_distributed_zero_first`` pattern: ``barrier()`` under ``rank != 0`` and again under
+    ``rank == 0``, or a ``broadcast`` in both branches, is left alone)."""
+
+    def visit_Call(self, node: ast.Call) -> None:
+        if last_name(node.func) not in COLLECTIVE_GROUP:
+            return
+        found = self.src.callee(node) & COLLECTIVES.keys()
+        if not found or has_star_args(node):
+            return
+        name = COLLECTIVES[found.pop()]
+        if get_arg(node, "group", COLLECTIVE_GROUP[name]) is not None:
+            return
+        region = self.rank_region(node)
+        if region is None:
+            return
+        inside = {id(n) for top in region for n in ast.walk(top)}
+        for other in own_nodes(self.src.function_or_module(node)):
+            if isinstance(other, ast.Call) and id(other) not in inside:
+                if any(COLLECTIVES.get(q) == name for q in self.src.callee(other)):
+                    return
+        self.report(node)
+
+    def rank_region(self, node: ast.AST) -> list[ast.AST] | None:
+        """The statements that run only on some ranks and hold ``node``: the branch of an ``if`` on a rank
+        test, or what follows an ``if`` on one that leaves (``return``, ``continue``, ...); None if none."""
+        child = node
+        for a in self.src.ancestors(node):
+            if isinstance(a, (ast.If, ast.IfExp)) and child is not a.test and selects_ranks(a.test):
+                if isinstance(a.body, list):
+                    return a.body if child in a.body else a.orelse
+                return [child]
+            if isinstance(a, ast.stmt):
+                for block in (getattr(a, f, None) for f in ("body", "orelse", "finalbody")):
+                    if isinstance(block, list) and child in block:
+                        before = block[: block.index(child)]
+                        for i, s in enumerate(before):
+                            if (
+                                isinstance(s, ast.If)
+                                and not s.orelse
+                                and s.body
+                                and isinstance(s.body[-1], EXITS)
+                                and selects_ranks(s.test)
+                            ):
+                                return block[i + 1 :]
+            if isinstance(a, (*FUNCTIONS, ast.Lambda)):
+                return None
+            child = a
+        return None
+
+
 # ============================================================================ 15 · saving
 WRAPPERS = frozenset(
     {
@@ -1727,6 +2418,82 @@ WRAPPERS = frozenset(
         "torch.nn.parallel.distributed.DistributedDataParallel",
     }
 )
+
+
+def is_saver(src: Source, call: ast.Call) -> bool:
+    """``torch.save(...)`` or a function whose name says it saves (``save_checkpoint``, ``save_on_master``,
+    ``xm.save``, ``accelerator.save``)."""
+    return (
+        src.calls(call, {"torch.save", "torch.serialization.save"})
+        or "save" in (last_name(call.func) or "").lower()
+    )
+
+
+def reaches_save(src: Source, node: ast.AST, follow: bool = True) -> bool:
+    """``node``'s value is saved: it is in the arguments of a saving call (also inside a dict or list there),
+    or (``follow``) assigned to a name, or into a dict (``ckpt["model"] = ...``), that a saving call of the
+    same function is given."""
+    child = node
+    for a in src.ancestors(node):
+        if isinstance(a, ast.Call) and child is not a.func and is_saver(src, a):
+            return True
+        if isinstance(a, (*FUNCTIONS, ast.Lambda, ast.ClassDef)):
+            return False
+        if isinstance(a, ast.stmt):
+            if not (follow and isinstance(a, (ast.Assign, ast.AnnAssign)) and child is a.value):
+                return False
+            targets = a.targets if isinstance(a, ast.Assign) else [a.target]
+            names = {dotted(t.value if isinstance(t, ast.Subscript) else t) for t in targets} - {None}
+            return any(
+                isinstance(n, (ast.Name, ast.Attribute))
+                and isinstance(n.ctx, ast.Load)
+                and dotted(n) in names
+                and reaches_save(src, n, follow=False)
+                for n in own_nodes(src.function_or_module(a))
+            )
+        child = a
+    return False
+
+
+def stores(src: Source, scope: ast.AST) -> dict[str, list[tuple[ast.stmt, ast.expr | None]]]:
+    """Every statement of ``scope`` (not of functions in it) that binds a name or ``self.<attr>``, by that
+    dotted name, in source order, each with the value a plain assignment gives (None for others:
+    ``for x in``, ``with ... as x``, unpacking)."""
+    key = (stores, scope)
+    if key not in src.memo:
+        out: dict[str, list[tuple[ast.stmt, ast.expr | None]]] = {}
+        for n in own_nodes(scope):
+            if not (isinstance(n, (ast.Name, ast.Attribute)) and isinstance(n.ctx, ast.Store)):
+                continue
+            name = dotted(n)
+            stmt = n if isinstance(n, ast.stmt) else src.enclosing(n, ast.stmt)
+            if name is None or stmt is None:
+                continue
+            value = None
+            if isinstance(stmt, ast.Assign) and n in stmt.targets:
+                value = stmt.value
+            elif isinstance(stmt, ast.AnnAssign) and stmt.target is n:
+                value = stmt.value
+            out.setdefault(name, []).append((stmt, value))
+        for found in out.values():
+            found.sort(key=lambda s: (s[0].lineno, s[0].col_offset))
+        src.memo[key] = out
+    return src.memo[key]
+
+
+def bound_before(src: Source, name: str, node: ast.AST) -> tuple[ast.stmt, ast.expr | None] | None:
+    """The last statement of ``node``'s function (or module) before ``node`` that binds ``name``: one that
+    starts before it (a ``for``/``with`` around it binds first; an assignment around it, after)."""
+    scope = src.function_or_module(node)
+    last = None
+    around = set(map(id, src.ancestors(node)))
+    for stmt, value in stores(src, scope).get(name, []):
+        if (stmt.lineno, stmt.col_offset) >= (node.lineno, node.col_offset):
+            break
+        if id(stmt) in around and not isinstance(stmt, (ast.For, ast.AsyncFor, ast.With, ast.AsyncWith)):
+            continue
+        last = (stmt, value)
+    return last
 
 
 @rule(
@@ -1740,11 +2507,71 @@ WRAPPERS = frozenset(
     demo="notebooks/15_saving_deployment.ipynb",
 )
 class WrappedStateDict(Rule):
-    """``.state_dict()`` on an object built only by ``nn.DataParallel``/``DistributedDataParallel``."""
+    """``.state_dict()`` on an object built only by ``nn.DataParallel``/``DistributedDataParallel`` (also
+    ``nn.DataParallel(m).cuda()``); and the common ``model = DDP(model, ...)``, the wrapper assigned back to
+    the same name (or ``self.model``), when the last binding of that name before a saved
+    ``model.state_dict()`` in the same function (or module) is the wrapper: ``torch.save(model.state_dict(),
+    ...)``, ``{"model": model.state_dict()}`` given to a save, a ``save_checkpoint(...)``. Left alone: a save
+    of ``model.module.state_dict()``; one under a test of the model (``if isinstance(model, DDP)``,
+    ``hasattr(model, "module")``) or in the other branch of one that takes ``model.module``; one that the
+    wrap's own condition excludes (``if args.distributed: model = DDP(model)`` ... ``if not
+    args.distributed: torch.save(...)``); a name rebound between wrap and save (``model =
+    model.module``); and a file that strips the prefix itself (a ``"module."`` string,
+    ``consume_prefix_in_state_dict_if_present``)."""
 
     def visit_Call(self, node: ast.Call) -> None:
-        if method_call(node, "state_dict") and self.src.built_by(node.func.value, WRAPPERS):
+        if not method_call(node, "state_dict"):
+            return
+        receiver = node.func.value
+        values = self.src.values(receiver)
+        if values and all(self.src.calls(unchained(v), WRAPPERS) for v in values):
+            if not self.handled(node, receiver):
+                self.report(node)
+        elif self.rewrapped(node, receiver) and reaches_save(self.src, node):
             self.report(node)
+
+    def rewrapped(self, node: ast.Call, receiver: ast.expr) -> bool:
+        src = self.src
+        name = dotted(receiver)
+        if name is None or not (isinstance(receiver, ast.Name) or is_self_attr(receiver)):
+            return False
+        if isinstance(receiver, ast.Name):
+            scope = binding_scope(src, receiver)
+            if scope is not src.function_or_module(node):
+                return False
+            values = [b.value for b in src.bindings[scope][receiver.id]]
+        else:
+            cls = src.method_class(receiver)
+            values = list(src.self_attrs(cls).get(receiver.attr, [])) if cls is not None else []
+        if not any(src.calls(unchained(v), WRAPPERS) for v in values):
+            return False  # no wrapper is ever bound to it (the common case, decided without a walk)
+        if "'module.'" in src.code or '"module."' in src.code or "consume_prefix_in_state_dict" in src.code:
+            return False  # the file strips the prefix itself (when loading)
+        last = bound_before(src, name, node)
+        if last is None or last[1] is None or not src.calls(unchained(last[1]), WRAPPERS):
+            return False
+        return not (never_together(src, last[0], node) or self.handled(node, receiver))
+
+    def handled(self, node: ast.AST, receiver: ast.expr) -> bool:
+        """A test around the save looks at the model, or the other branch saves ``model.module``."""
+        name = dotted(receiver)
+        child = node
+        for a in self.src.ancestors(node):
+            if isinstance(a, (ast.If, ast.IfExp)) and child is not a.test:
+                if any(dotted(n) == name for n in ast.walk(a.test)):
+                    return True
+                body = child in a.body if isinstance(a.body, list) else child is a.body
+                other = a.orelse if body else a.body
+                for top in other if isinstance(other, list) else [other]:
+                    if any(
+                        isinstance(n, ast.Attribute) and n.attr == "module" and dotted(n.value) == name
+                        for n in ast.walk(top)
+                    ):
+                        return True
+            if isinstance(a, (*FUNCTIONS, ast.Lambda)):
+                return False
+            child = a
+        return False
 
 
 @rule(
@@ -1795,6 +2622,330 @@ class TorchScript(Rule):
                 self.report(d)
 
     visit_AsyncFunctionDef = visit_FunctionDef
+
+
+class Keyed:
+    """The string keys a scope reads from names (``ckpt["model"]``, ``ckpt.get("epoch")``) and the entries it
+    stores into them (``ckpt["args"] = args``), by dotted name."""
+
+    def __init__(self, scope: ast.AST) -> None:
+        self.reads: dict[str, set[Any]] = {}
+        self.stores: dict[str, list[tuple[ast.expr, ast.expr]]] = {}
+        for n in own_nodes(scope):
+            if isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], ast.Subscript):
+                name = dotted(n.targets[0].value)
+                if name:
+                    self.stores.setdefault(name, []).append((n.targets[0].slice, n.value))
+            key = None
+            if isinstance(n, ast.Subscript) and isinstance(n.ctx, ast.Load):
+                name, key = dotted(n.value), n.slice
+            elif method_call(n, "get") and n.args:
+                name, key = dotted(n.func.value), n.args[0]
+            if key is not None and name and isinstance(key, ast.Constant):
+                self.reads.setdefault(name, set()).add(key.value)
+
+
+def keyed(src: Source, scope: ast.AST) -> Keyed:
+    if (Keyed, scope) not in src.memo:
+        src.memo[Keyed, scope] = Keyed(scope)
+    return src.memo[Keyed, scope]
+
+
+@rule(
+    code="FNC033",
+    name="namespace-in-checkpoint",
+    title="checkpoint holding an argparse.Namespace loaded with torch.load's default weights_only=True",
+    message="this file saves an argparse.Namespace (or an object of its own config class) in the "
+    "checkpoint, and torch.load defaults to weights_only=True since torch 2.6, which refuses it: "
+    "UnpicklingError 'Unsupported global: argparse.Namespace'; adding weights_only=True, TorchFix's "
+    "autofix, fails the same way",
+    fix="load inside torch.serialization.safe_globals([argparse.Namespace]) (your config class too; "
+    "add_safe_globals([...]) for the whole process), or save plain types, vars(args) or "
+    "dataclasses.asdict(cfg), and check the code that reads them back (ckpt['args'].lr becomes "
+    "ckpt['args']['lr'], or argparse.Namespace(**ckpt['args'])); weights_only=False only for a file you "
+    "trust",
+    claim="15-C18",
+    torchfix="TOR102 flags every torch.load without weights_only, and its autofix adds weights_only=True, "
+    "which leaves this load failing: this rule flags only the loads of a checkpoint that holds a Namespace "
+    "(with or without weights_only=True), where the fix is the allow-list or vars(args)",
+    demo="notebooks/15_saving_deployment.ipynb",
+)
+class NamespaceInCheckpoint(Rule):
+    """A ``torch.load`` without ``weights_only`` (or with ``weights_only=True``, or no ``pickle_module``) in a
+    file that saves a checkpoint holding a namespace: ``torch.save({..., "args": args}, path)`` (also through
+    a name, ``ckpt["args"] = args``, or a ``save_checkpoint(...)``/``save_on_master(...)``) where ``args``
+    is certainly an ``argparse.Namespace`` (see :func:`is_namespace`) or an instance of a ``@dataclass``
+    of the file. The load must read that checkpoint: its result is indexed with one of the saved keys
+    (``ckpt["model"]``, ``torch.load(p)["args"]``), or it loads the same path expression the save wrote.
+    Left alone: loads under ``with torch.serialization.safe_globals(...)``, loads in a file that calls
+    ``add_safe_globals`` (at module level: before the load), and files that set
+    ``TORCH_FORCE_NO_WEIGHTS_ONLY_LOAD``."""
+
+    def __init__(self, src: Source) -> None:
+        super().__init__(src)
+        self.loads: list[ast.Call] = []
+        self.saves: list[ast.Call] = []
+        self.allowed: list[ast.Call] = []  # add_safe_globals(...)
+
+    def visit_Call(self, node: ast.Call) -> None:
+        name = last_name(node.func) or ""
+        if name == "load" and self.src.calls(node, {"torch.load", "torch.serialization.load"}):
+            weights_only = get_arg(node, "weights_only")
+            if (weights_only is None or is_const(weights_only, True)) and get_arg(
+                node, "pickle_module", 2
+            ) is None:
+                if not has_star_args(node):
+                    self.loads.append(node)
+        elif name == "add_safe_globals":
+            self.allowed.append(node)
+        elif "save" in name.lower():  # is_saver
+            self.saves.append(node)
+
+    def config(self, node: ast.AST) -> bool:
+        """A namespace, or an instance of a dataclass of this file."""
+        if parsed_args(self.src, node):
+            return True
+        cls = local_def(self.src, node.func, ast.ClassDef) if isinstance(node, ast.Call) else None
+        return cls is not None and dataclass(cls)
+
+    def holds_config(self, value: ast.expr) -> bool:
+        """``value`` is a namespace or a config object (followed as :func:`made_by` does)."""
+        return made_by(self.src, value, self.config)
+
+    def saved_keys(self, obj: ast.expr, save: ast.Call) -> set[str] | None:
+        """The string keys of a dict saved as ``obj`` when one of its values holds a config, else None: a
+        dict literal, ``dict(...)``, or a name bound to one, plus ``name[key] = value`` in the function."""
+        items: list[tuple[ast.expr | None, ast.expr]] = []
+        dicts = [obj] if isinstance(obj, (ast.Dict, ast.Call)) else self.src.values(obj) or []
+        for d in dicts:
+            if isinstance(d, ast.Dict):
+                items += [(k, v) for k, v in zip(d.keys, d.values, strict=True)]
+            elif isinstance(d, ast.Call) and last_name(d.func) == "dict":
+                items += [(ast.Constant(kw.arg), kw.value) for kw in d.keywords if kw.arg]
+        name = dotted(obj)
+        made = any(
+            isinstance(d, ast.Dict) or (isinstance(d, ast.Call) and last_name(d.func) == "dict")
+            for d in dicts
+        )
+        if name is not None and made:  # a dict bound to a name, and filled in afterwards
+            items += keyed(self.src, self.src.function_or_module(save)).stores.get(name, [])
+        if not any(self.holds_config(v) for _, v in items):
+            return None
+        return {k.value for k, _ in items if isinstance(k, ast.Constant) and isinstance(k.value, str)}
+
+    def reads(self, load: ast.Call, keys: set[str], paths: set[str]) -> bool:
+        """The load reads the checkpoint: indexed with a saved key, or loading a saved path."""
+        if load.args and ast.dump(load.args[0]) in paths:
+            return True
+        parent = self.src.parent(load)
+        if isinstance(parent, ast.Subscript) and parent.value is load:
+            return isinstance(parent.slice, ast.Constant) and parent.slice.value in keys
+        if not (isinstance(parent, ast.Assign) and len(parent.targets) == 1 and parent.value is load):
+            return False
+        name = dotted(parent.targets[0])
+        read = keyed(self.src, self.src.function_or_module(load)).reads.get(name, set()) if name else set()
+        return not read.isdisjoint(keys)
+
+    def allow_listed(self, load: ast.Call) -> bool:
+        for a in self.src.ancestors(load):
+            if isinstance(a, (ast.With, ast.AsyncWith)) and any(
+                isinstance(i.context_expr, ast.Call) and last_name(i.context_expr.func) == "safe_globals"
+                for i in a.items
+            ):
+                return True
+        at_module = self.src.function_or_module(load) is self.src.tree
+        return any(
+            not at_module or (a.lineno, a.col_offset) < (load.lineno, load.col_offset) for a in self.allowed
+        )
+
+    def finish(self) -> None:
+        if not self.loads or "TORCH_FORCE_NO_WEIGHTS_ONLY_LOAD" in self.src.code:
+            return
+        keys: set[str] = set()
+        paths: set[str] = set()
+        for save in self.saves:
+            torch_save = self.src.calls(save, {"torch.save", "torch.serialization.save"})
+            objs = (
+                [get_arg(save, "obj", 0)]
+                if torch_save
+                else [*positional(save), *(k.value for k in save.keywords)]
+            )
+            for obj in objs:
+                found = self.saved_keys(obj, save) if obj is not None else None
+                if found is None:
+                    continue
+                keys |= found
+                path = get_arg(save, "f", 1) if torch_save else None
+                if path is not None:
+                    paths.add(ast.dump(path))
+        if not keys and not paths:
+            return
+        for load in self.loads:
+            if self.reads(load, keys, paths) and not self.allow_listed(load):
+                self.report(load)
+
+
+# ============================================================================ 16 · error gallery
+IMPORT_ERRORS = frozenset(
+    {"ImportError", "ModuleNotFoundError", "AttributeError", "Exception", "BaseException"}
+)
+
+
+def binds(stmts: list[ast.stmt], names: Collection[str]) -> bool:
+    """``stmts`` import, assign or define one of ``names``."""
+    for s in stmts:
+        for n in ast.walk(s):
+            if isinstance(n, (ast.Import, ast.ImportFrom)):
+                if any((a.asname or a.name.split(".")[0]) in names for a in n.names):
+                    return True
+            elif isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store) and n.id in names:
+                return True
+            elif isinstance(n, (*FUNCTIONS, ast.ClassDef)) and n.name in names:
+                return True
+    return False
+
+
+@rule(
+    code="FNC034",
+    name="torch-six",
+    title="import of torch._six, removed in PyTorch 2.0",
+    message='torch._six was removed in PyTorch 2.0: importing it raises ModuleNotFoundError "No module '
+    "named 'torch._six'\" (torch._six.inf an AttributeError)",
+    fix="replace the names: inf -> math.inf (or torch.inf), string_classes -> str, int_classes -> int, "
+    "container_abcs -> collections.abc; or upgrade the library that imports it",
+    claim="16-C56",
+    demo="notebooks/16_error_gallery.ipynb",
+)
+class TorchSix(Rule):
+    """``from torch._six import ...``, ``import torch._six``, ``from torch import _six`` and
+    ``torch._six.<name>``; not as a fallback: in a ``try`` whose handler (``except ImportError``, ...)
+    provides the names (or only passes), or under a version test (``if TORCH_VERSION < (1, 9):``) or an
+    ``if`` whose other branch provides them."""
+
+    def fallback(self, node: ast.AST, names: Collection[str]) -> bool:
+        child = node
+        for a in self.src.ancestors(node):
+            if isinstance(a, ast.Try) and child in a.body:
+                for h in a.handlers:
+                    caught = h.type.elts if isinstance(h.type, ast.Tuple) else [h.type]
+                    if h.type is None or any(last_name(t) in IMPORT_ERRORS for t in caught):
+                        if binds(h.body, names) or all(isinstance(s, ast.Pass) for s in h.body):
+                            return True
+            elif isinstance(a, ast.If) and child is not a.test:
+                if any("version" in (last_name(n) or "").lower() for n in ast.walk(a.test)):
+                    return True
+                if binds(a.orelse if child in a.body else a.body, names):
+                    return True
+            child = a
+        return False
+
+    def visit_Import(self, node: ast.Import) -> None:
+        names = [
+            a.asname or a.name.split(".")[0] for a in node.names if a.name.split(".")[:2] == ["torch", "_six"]
+        ]
+        if names and not self.fallback(node, names):
+            self.report(node)
+
+    def visit_ImportFrom(self, node: ast.ImportFrom) -> None:
+        module = node.module or ""
+        if node.level or not (
+            module.split(".")[:2] == ["torch", "_six"]
+            or (module == "torch" and any(a.name == "_six" for a in node.names))
+        ):
+            return
+        if not self.fallback(node, [a.asname or a.name for a in node.names]):
+            self.report(node)
+
+    def visit_Attribute(self, node: ast.Attribute) -> None:
+        if (
+            node.attr != "_six"
+            or not isinstance(node.ctx, ast.Load)
+            or "torch._six" not in self.src.qnames(node)
+        ):
+            return
+        stmt = self.src.enclosing(node, ast.stmt)
+        targets = stmt.targets if isinstance(stmt, ast.Assign) else []
+        names = {n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name)}
+        if not self.fallback(node, names):
+            self.report(node)
+
+
+@rule(
+    code="FNC035",
+    name="loss-data-index",
+    title="loss.data[0] (PyTorch 0.3 code) on a 0-dim loss",
+    message="since PyTorch 0.4 a reduced loss is a 0-dim tensor, and loss.data[0] raises IndexError "
+    "'invalid index of a 0-dim tensor. Use `tensor.item()`'",
+    fix="loss.item()",
+    claim="16-C33",
+    autofix="safe",
+    demo="notebooks/16_error_gallery.ipynb",
+)
+class LossDataIndex(Rule):
+    """``x.data[0]`` where ``x`` is a reduced loss: a call (or a name bound only to calls) of a loss function
+    (``F.mse_loss(...)``) or of a criterion built from a ``torch.nn`` loss class (``criterion =
+    nn.CrossEntropyLoss().cuda()``), with ``reduction`` absent, ``"mean"`` or ``"sum"`` and no legacy
+    ``size_average``/``reduce``; or a name with ``loss`` in it that the same function backpropagates with a
+    bare ``x.backward()`` (only a one-element tensor can be). ``--fix`` writes ``x.item()`` where the loss
+    is one of those calls: the index could only raise there."""
+
+    @staticmethod
+    def reduced(call: ast.Call) -> bool:
+        """No ``reduction="none"``, and no legacy ``reduce=`` other than True (``size_average`` only picks
+        mean or sum)."""
+        reduction, legacy = get_arg(call, "reduction"), get_arg(call, "reduce")
+        return (reduction is None or is_const(reduction, "mean") or is_const(reduction, "sum")) and (
+            legacy is None or is_const(legacy, True)
+        )
+
+    def loss_call(self, node: ast.AST) -> bool:
+        """``node`` calls a loss that returns a 0-dim tensor."""
+        if not isinstance(node, ast.Call) or has_star_args(node):
+            return False
+        if self.src.calls(node, LOSS_FUNCTIONS):
+            return self.reduced(node)
+        makers = [node.func] if isinstance(node.func, ast.Call) else self.src.values(node.func)
+        return bool(makers) and all(self.loss_maker(unchained(m)) for m in makers or [])
+
+    def loss_maker(self, node: ast.AST | None) -> bool:
+        """``node`` builds a reducing loss module: ``nn.MSELoss()``, ``nn.CrossEntropyLoss(weight)``."""
+        return (
+            isinstance(node, ast.Call)
+            and any(LOSS_CLASS.fullmatch(n) and "Adaptive" not in n for n in self.src.callee(node))
+            and len(positional(node)) <= 1
+            and self.reduced(node)
+        )
+
+    def backpropagated(self, base: ast.AST) -> bool:
+        name = dotted(base)
+        if name is None or "loss" not in name.lower():
+            return False
+        return any(
+            method_call(n, "backward") and not n.args and not n.keywords and dotted(n.func.value) == name
+            for n in own_nodes(self.src.function_or_module(base))
+        )
+
+    def visit_Subscript(self, node: ast.Subscript) -> None:
+        data = node.value
+        if not (isinstance(node.ctx, ast.Load) and isinstance(data, ast.Attribute) and data.attr == "data"):
+            return
+        if int_value(node.slice) != 0:
+            return
+        base = data.value
+        values = [base] if isinstance(base, ast.Call) else self.src.values(base)
+        if values and all(self.loss_call(v) for v in values):
+            self.report(node, fixable=True)
+        elif self.backpropagated(base):
+            self.report(node)
+
+    @staticmethod
+    def fix(node: cst.CSTNode, data: Any) -> cst.CSTNode | None:
+        import libcst as cst
+
+        if not (isinstance(node, cst.Subscript) and isinstance(node.value, cst.Attribute)):
+            return None
+        item = cst.Attribute(value=node.value.value, attr=cst.Name("item"))
+        return cst.Call(func=item, lpar=node.lpar, rpar=node.rpar)
 
 
 #: The registry, in code order: what the site's rules page and ``fieldnotes rules --json`` show.
