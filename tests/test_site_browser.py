@@ -131,14 +131,9 @@ def html_pages(site: Path) -> list[str]:
     return sorted(str(p.relative_to(site)) for p in site.rglob("*.html") if "_static" not in p.parts)
 
 
-def test_every_page_loads_cleanly_and_notebook_pages_are_whole(site, base_url, browser):
-    """One visit per page: nothing off-host, no failed request, no console error, every image loads. Each
-    notebook page shows its stored outputs and figures, its box (claims, last verification, download), every
-    error-index link into it (a reproduced error, a most-reported error's section) lands on an existing
-    anchor, and both download links (the header button and the box's link) serve the repository's notebook
-    byte for byte, with no build-only MyST cells."""
-    pages = html_pages(site)
-    assert "index.html" in pages and len(pages) >= 6
+def error_index_anchors(browser, base_url: str) -> dict[str, list[str]]:
+    """Page -> the anchors the error index links to on it (a reproduced error, a most-reported error's
+    section)."""
     v = Visit(browser, base_url + "errors.html")
     try:
         links = v.page.eval_on_selector_all(
@@ -156,9 +151,20 @@ def test_every_page_loads_cleanly_and_notebook_pages_are_whole(site, base_url, b
         page_url, _, anchor = link.partition("#")
         assert anchor.startswith(kind), link
         anchors.setdefault(urlparse(page_url).path.lstrip("/"), []).append(anchor)
-    with visit_all(browser, [base_url + rel for rel in pages]) as visits:
-        for url, v in visits:
-            check_page(v, url.removeprefix(base_url), anchors, base_url)
+    return anchors
+
+
+def test_every_page_loads_cleanly_and_notebook_pages_are_whole(site, reading):
+    """One visit per page (the 1280 px pass of ``reading``): nothing off-host, no failed request, no console
+    error, every image loads. Each notebook page shows its stored outputs and figures, its box (claims, last
+    verification, download), every error-index link into it (a reproduced error, a most-reported error's
+    section) lands on an existing anchor, and both download links (the header button and the box's link)
+    serve the repository's notebook byte for byte, with no build-only MyST cells."""
+    pages = html_pages(site)
+    assert "index.html" in pages and len(pages) >= 6
+    assert sorted(reading[1280]) == pages
+    problems = {rel: m["problems"] for rel, m in reading[1280].items() if m["problems"]}
+    assert not problems, problems
 
 
 def check_page(v, rel: str, anchors: dict[str, list[str]], base_url: str) -> None:
@@ -578,6 +584,7 @@ def reading(site, base_url, browser) -> dict[int, dict[str, dict]]:
     (fieldnotes_site.browser). Written to _build/reading.json for the record."""
     out: dict[int, dict[str, dict]] = {}
     pages = html_pages(site)
+    anchors = error_index_anchors(browser, base_url)
     for width, height in ((390, 844), (1280, 800)):
         out[width] = {}
         urls = [base_url + rel for rel in pages]
@@ -588,6 +595,12 @@ def reading(site, base_url, browser) -> dict[int, dict[str, dict]]:
                 m["midword"] = midword_breaks(v.page)
                 if rel.startswith("notebooks/"):
                     m["anatomy"] = v.page.evaluate(ANATOMY_JS)
+                if width == 1280:  # test_every_page_loads_cleanly_and_notebook_pages_are_whole
+                    try:
+                        check_page(v, rel, anchors, base_url)
+                        m["problems"] = ""
+                    except AssertionError as e:
+                        m["problems"] = str(e)
                 out[width][rel] = m
     (site.parent / "reading.json").write_text(json.dumps(out, indent=1), encoding="utf-8")
     return out
