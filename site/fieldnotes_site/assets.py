@@ -11,6 +11,7 @@ from typing import Any
 
 from sphinx.application import Sphinx
 
+from .asks import ASKS, load_asks, unknown_sections
 from .base import GENERATED, STATIC, logger
 from .data import data
 from .search import error_records, section_records
@@ -148,7 +149,14 @@ def finish(app: Sphinx, exc: Exception | None) -> None:
         encoding="utf-8",
     )
     titles = {nb.docname: nb.title for nb in site.notebooks}
-    sections = section_records(app.env, list(titles), titles)
+    extra = load_asks()
+    sections = section_records(app.env, list(titles), titles, extra)
+    numbered = {
+        (s["page"].rsplit("/", 1)[-1][:2], s["heading"].split(" ", 1)[0]) for s in sections if s["anchor"]
+    }
+    stale = unknown_sections(extra, numbered)
+    if stale:  # a heading was renumbered and section_questions.tsv did not follow
+        logger.warning(f"fieldnotes: {ASKS.name} names sections that do not exist: {stale[:10]}")
     (static / "fieldnotes-sections.js").write_text(
         "// The section index, read by fieldnotes-search.js: a question ranks the section that answers it.\n"
         f"window.FIELDNOTES_SECTIONS = {json.dumps(sections, ensure_ascii=False, separators=(',', ':'))};\n",

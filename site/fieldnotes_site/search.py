@@ -113,14 +113,24 @@ def learn_questions(doctree: nodes.document) -> dict[str, list[str]]:
     return out
 
 
-def section_records(env: Any, docnames: list[str], titles: dict[str, str]) -> list[dict[str, str]]:
+def section_records(
+    env: Any,
+    docnames: list[str],
+    titles: dict[str, str],
+    extra_asks: dict[tuple[str, str], list[str]] | None = None,
+) -> list[dict[str, str]]:
     """One record per section of the given pages (``docname -> page title`` in ``titles``): its page, anchor,
-    heading, parent heading, own text and the page's "What you will learn" questions that point to it, for
-    the search page's section ranking."""
+    heading, parent heading, own text and the questions it answers, for the search page's section ranking:
+    the page's "What you will learn" questions that point to it and those of ``extra_asks``
+    (``(notebook, section number) -> questions``, from :mod:`.asks`)."""
     out = []
     for docname in docnames:
         doctree = env.get_doctree(docname)
         asks = learn_questions(doctree)
+        num = docname.rsplit("/", 1)[-1][:2]
+        for (notebook, section), questions in (extra_asks or {}).items():
+            if notebook == num:
+                asks.setdefault(section, []).extend(questions)
         for section in doctree.findall(nodes.section):
             ids = section.get("ids", [])
             heading = section[0].astext() if section.children else ""
