@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import json
+from collections.abc import Callable
 from pathlib import Path
 
 from docutils import nodes
@@ -12,6 +13,9 @@ from fieldnotes.check.rules import RULES
 
 from ..base import MEASURED, rule_label
 from ..docnodes import _Directive, block, emph, para, strong, table, text_nodes
+
+#: The section titles of the measurements in ``fieldnotes/check/measured/`` and ``.../fresh/``.
+MEASUREMENTS = ("Measured on public code", "Measured again, on code the rules were not written against")
 
 
 class RulesDirective(_Directive):
@@ -44,15 +48,21 @@ class RulesDirective(_Directive):
         out: list[nodes.Node] = [
             table(["rule", "what it finds", "claim", "fix"], rows, ["fn-rules"], [12, 41, 9, 38])
         ]
-        summary = MEASURED / "summary.json"
-        if summary.exists():
-            out += self.measured(json.loads(summary.read_text(encoding="utf-8")))
+        runs = [
+            (folder, json.loads((folder / "summary.json").read_text(encoding="utf-8")))
+            for folder in (MEASURED, MEASURED / "fresh")
+            if (folder / "summary.json").exists()
+        ]
+        for (folder, m), title in zip(runs, MEASUREMENTS, strict=False):
+            out += self.measured(m, folder, title)
+        if len(runs) == 2:
+            out[-1] += self.compared(*runs)
         return out
 
-    def measured(self, m: dict) -> list[nodes.Node]:
+    def measured(self, m: dict, folder: Path, title: str) -> list[nodes.Node]:
         """The per-repository table and the labelled sample's precision."""
-        sec = nodes.section(ids=["measured-on-public-code"], names=["measured on public code"])
-        sec += nodes.title("", "Measured on public code")
+        sec = nodes.section(ids=[nodes.make_id(title)], names=[title.lower()])
+        sec += nodes.title("", title)
         rows = []
         for repo in m["repos"]:
             found = ", ".join(f"{code} {n}" for code, n in sorted(repo["findings"].items()) if n) or "none"
@@ -73,8 +83,8 @@ class RulesDirective(_Directive):
         lines = sum(r["lines"] for r in m["repos"])
         seconds = sum(r["seconds"] for r in m["repos"])
         sample = m["sample"]
-        with open(MEASURED / "sample.tsv", newline="", encoding="utf-8") as f:
-            labelled = list(csv.DictReader(f, delimiter="\t"))
+        labelled = read_sample(folder)
+        path = (folder / "sample.tsv").relative_to(MEASURED.parents[2]).as_posix()
         in_tests = sum(
             r["label"] == "TP"
             and ("tests" in Path(r["path"]).parts or Path(r["path"]).name.startswith("test_"))
@@ -90,8 +100,8 @@ class RulesDirective(_Directive):
             nodes.reference(
                 "",
                 "",
-                nodes.literal("fieldnotes/check/measured/sample.tsv", "fieldnotes/check/measured/sample.tsv"),
-                refuri=f"{self.env.config.fieldnotes_repo_url}/blob/main/fieldnotes/check/measured/sample.tsv",
+                nodes.literal(path, path),
+                refuri=f"{self.env.config.fieldnotes_repo_url}/blob/main/{path}",
             ),
             f"). {in_tests} of the true findings are in test code, where the advice matters less (a test "
             "loading a checkpoint it wrote itself with weights_only=False, TorchScript kept under test).",
@@ -103,3 +113,64 @@ class RulesDirective(_Directive):
             [26, 10, 10, 9, 45],
         )
         return [sec]
+
+    def compared(self, first: tuple[Path, dict], fresh: tuple[Path, dict]) -> nodes.section:
+        """Both measurements side by side: the labelled findings that are true (all, bug rules,
+        deprecation rules, each rule), the fresh one's recall on the idioms of issue 24, and TorchFix on
+        the same files."""
+        (f1, m1), (f2, m2) = first, fresh
+        deprecation = set(m2["deprecation_rules"])
+        samples = (read_sample(f1), read_sample(f2))
+
+        def true(keep: Callable[[str], bool]) -> list[str]:
+            """'TP of labelled (precision)' in each sample, over the rules ``keep`` accepts."""
+            out = []
+            for sample in samples:
+                labels = [r["label"] for r in sample if keep(r["rule"])]
+                tp = labels.count("TP")
+                out.append(f"{tp} of {len(labels)} ({tp / len(labels):.0%})" if labels else "none")
+            return out
+
+        rows: list[list] = [
+            ["repositories, lines", *(f"{len(m['repos'])}, {m['totals']['lines']:,}" for m in (m1, m2))],
+            ["time per 10,000 lines", *(f"{m['totals']['seconds_per_10k_lines']:.2f} s" for m in (m1, m2))],
+            ["labelled findings, true", *true(lambda code: True)],
+            ["bug rules", *true(lambda code: code not in deprecation)],
+            ["deprecation rules", *true(lambda code: code in deprecation)],
+        ]
+        for code in sorted({r["rule"] for sample in samples for r in sample}):
+            rows.append([nodes.literal(code, code), *true(lambda c, code=code: c == code)])
+        for code, found in m2["recall"].items():
+            caught = sum(i["caught"] for i in found)
+            recall = f"{caught} of {len(found)} caught" if found else "no instance"
+            rows.append([["recall ", nodes.literal(code, code)], "not measured", recall])
+        tf = m2["torchfix"]
+        cpu = [sum(r["cpu_seconds"] for r in m["repos"]) for m in (m1, m2)]
+        by_rule = ", ".join(f"{c} {n}" for c, n in sorted(tf["findings"].items()))
+        rows += [
+            [
+                f"TorchFix {tf['version']} findings",
+                "not recorded",
+                f"{sum(tf['findings'].values())} ({by_rule})",
+            ],
+            ["on the same line as ours", "not recorded", str(tf["overlap"])],
+            ["CPU time", f"{cpu[0]:.1f} s", f"{cpu[1]:.1f} s; TorchFix {tf['cpu_seconds']:.1f} s"],
+        ]
+        sec = nodes.section(ids=["both-measurements"], names=["both measurements"])
+        sec += nodes.title("", "Both measurements")
+        sec += para(
+            "The labelled findings that are true, overall and per rule (bug rules: all but the "
+            f"deprecated spellings, {', '.join(sorted(deprecation))}); then, for the fresh code, the recall "
+            "on the idioms real code uses (every instance a rule should catch, and whether it did, is "
+            "listed in its summary.json) and TorchFix run on the same files.",
+        )
+        sec += table(
+            ["", "first measurement", "fresh code"], [(r, []) for r in rows], ["fn-compared"], [34, 33, 33]
+        )
+        return sec
+
+
+def read_sample(folder: Path) -> list[dict]:
+    """The labelled findings of one measurement (``sample.tsv``)."""
+    with open(folder / "sample.tsv", newline="", encoding="utf-8") as f:
+        return list(csv.DictReader(f, delimiter="\t"))
