@@ -186,6 +186,20 @@ CASES: dict[str, tuple[list[str], list[str]]] = {
             # sizes to a typed constructor are still uninitialised memory (pytorch/examples rpc/rnn)
             "data = torch.LongTensor(batch, n)",
             "t = torch.FloatTensor(4)",
+            # a float64 array cast silently: another dtype, or one value of several not float32
+            """
+            import numpy as np
+            kernel = np.zeros((3, 3), dtype=np.float64)
+            w = torch.Tensor(kernel)
+            """,
+            """
+            import numpy as np
+            def weights(n, half):
+                w = np.ones(n, dtype=np.float32)
+                if half:
+                    w = np.ones(n)
+                return torch.Tensor(w)
+            """,
         ],
         [
             "x = torch.Tensor([1.0, 2.0])",
@@ -219,6 +233,51 @@ CASES: dict[str, tuple[list[str], list[str]]] = {
             idx = torch.LongTensor(np.where(labels)[1])
             """,
             "y = torch.cuda.FloatTensor(x.numpy())",
+            # an array that is float32 already: the hidden cast changes nothing (real code: detectron2's
+            # export/shared.py, a bilinear kernel for conv_transpose2d)
+            """
+            import numpy as np
+            def bilinear_upsample(tensor_in, up_scale, bil_filt):
+                kernel_size = int(up_scale) * 2
+                dim = int(tensor_in.shape[1])
+                kernel = np.zeros((dim, dim, kernel_size, kernel_size), dtype=np.float32)
+                kernel[range(dim), range(dim), :, :] = bil_filt
+                return F.conv_transpose2d(
+                    tensor_in,
+                    weight=torch.Tensor(kernel).to(tensor_in.device),
+                    stride=int(up_scale),
+                )
+            """,
+            """
+            import numpy
+            mean = numpy.asarray(pixel_mean, dtype="float32")
+            std = numpy.random.rand(3).astype(numpy.float32)
+            t = (x - torch.Tensor(mean)) / torch.Tensor(std)
+            """,
+            # sizes of a buffer the layer fills, as for nn.Parameter (real code: DensePose's
+            # VertexFeatureEmbedder, zeroed by reset_parameters)
+            """
+            class VertexFeatureEmbedder(nn.Module):
+                def __init__(self, num_vertices, feature_dim, embed_dim, train_features=False):
+                    super().__init__()
+                    if train_features:
+                        self.features = nn.Parameter(torch.Tensor(num_vertices, feature_dim))
+                    else:
+                        self.register_buffer("features", torch.Tensor(num_vertices, feature_dim))
+                    self.embeddings = nn.Parameter(torch.Tensor(feature_dim, embed_dim))
+                    self.reset_parameters()
+                @torch.no_grad()
+                def reset_parameters(self):
+                    self.features.zero_()
+                    self.embeddings.zero_()
+            """,
+            """
+            class Smooth(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.register_buffer(name="kernel", tensor=torch.Tensor(1, 1, 3, 3), persistent=False)
+                    nn.init.constant_(self.kernel, 1 / 9)
+            """,
         ],
     ),
     "FNC006": (
@@ -253,6 +312,24 @@ CASES: dict[str, tuple[list[str], list[str]]] = {
             y = x.transpose(1, 2)
             b, c, h, w = y.size()
             z = y.permute(0, 2, 3, 1).view(b, h * w, c)
+            """,
+            # the sizes the tensor was shaped with name its dimensions, and the view merges across the
+            # permute: raises (checked on torch 2.13)
+            """
+            def flatten(pos, b, c, s):
+                grid = F.interpolate(pos.reshape(b, c, s, s), scale_factor=2.0)
+                return grid.permute(0, 2, 3, 1).view(b, -1)
+            """,
+            # interpolate keeps its input's channels_last layout, where C, H, W are no longer in order
+            """
+            def tokens(pos, b, c, s):
+                grid = F.interpolate(pos.reshape(b, s, s, c).permute(0, 3, 1, 2), scale_factor=2.0)
+                return grid.permute(1, 2, 3, 0).view(-1, b)
+            """,
+            # a size that names no dimension of the tensor: undecided, reported
+            """
+            def pool(x, y):
+                return x.permute(0, 2, 3, 1).view(1, -1, y.shape[-1])
             """,
         ],
         [
@@ -294,6 +371,40 @@ CASES: dict[str, tuple[list[str], list[str]]] = {
             """
             t = self.t(x)
             t = t.view(b, c, -1).permute(0, 2, 1)
+            """,
+            # -1 merges only the two spatial dimensions, named through the sizes the tensor was shaped
+            # with; interpolate keeps the channels_last layout of its input (real code: DINO's
+            # interpolate_pos_encoding; checked on torch 2.13)
+            """
+            import math
+            class VisionTransformer(nn.Module):
+                def interpolate_pos_encoding(self, x, w, h):
+                    npatch = x.shape[1] - 1
+                    N = self.pos_embed.shape[1] - 1
+                    if npatch == N and w == h:
+                        return self.pos_embed
+                    class_pos_embed = self.pos_embed[:, 0]
+                    patch_pos_embed = self.pos_embed[:, 1:]
+                    dim = x.shape[-1]
+                    s = int(math.sqrt(N))
+                    w0, h0 = w // self.patch_size + 0.1, h // self.patch_size + 0.1
+                    patch_pos_embed = nn.functional.interpolate(
+                        patch_pos_embed.reshape(1, s, s, dim).permute(0, 3, 1, 2),
+                        scale_factor=(w0 / math.sqrt(N), h0 / math.sqrt(N)),
+                        mode="bicubic",
+                    )
+                    patch_pos_embed = patch_pos_embed.permute(0, 2, 3, 1).view(1, -1, dim)
+                    return torch.cat((class_pos_embed.unsqueeze(0), patch_pos_embed), dim=1)
+            """,
+            """
+            def flatten_head(feat, b, c):
+                y = feat.view(b, c, 7, 7)
+                return y.permute(0, 2, 3, 1).view(b, -1, c)
+            """,
+            """
+            def resize_tokens(tokens, b, c, h, w):
+                grid = F.interpolate(tokens.reshape(b, c, h, w), scale_factor=2.0)
+                return grid.permute(1, 2, 3, 0).view(-1, b)
             """,
         ],
     ),
@@ -361,6 +472,25 @@ CASES: dict[str, tuple[list[str], list[str]]] = {
                     opt.step()
                 for p, q in zip(model.parameters(), ema.parameters()):
                     p.data.copy_(q.data)
+            """,
+            # a mapping also filled with a tensor: its .data is Tensor.data
+            """
+            from collections import namedtuple
+            Slot = namedtuple("Slot", "name data")
+            slots = {}
+            slots["a"] = Slot("a", torch.zeros(3))
+            slots["w"] = torch.zeros(3, requires_grad=True)
+            for x in loader:
+                loss = (slots["w"] * x).sum()
+                loss.backward()
+                slots["w"].data.sub_(0.1 * slots["w"].grad)
+            """,
+            # a model built by name, then trained before the update through .data
+            """
+            model = models.__dict__[arch]()
+            for x in loader:
+                model(x).sum().backward()
+                model.fc.weight.data.sub_(lr * model.fc.weight.grad)
             """,
         ],
         [
@@ -445,6 +575,53 @@ CASES: dict[str, tuple[list[str], list[str]]] = {
                 for p, b in zip(model.parameters(), best):
                     p.data.copy_(b)
                 return best_loss
+            """,
+            # a model just built by name, its new head initialised (real code: MoCo's main_lincls)
+            """
+            import torchvision.models as models
+            def main_worker(gpu, args):
+                model = models.__dict__[args.arch]()
+                for name, param in model.named_parameters():
+                    if name not in ["fc.weight", "fc.bias"]:
+                        param.requires_grad = False
+                model.fc.weight.data.normal_(mean=0.0, std=0.01)
+                model.fc.bias.data.zero_()
+            """,
+            """
+            def build(cfg):
+                net = MODELS[cfg.name](cfg).cuda()
+                net.head.bias.data.fill_(-4.6)
+                return net
+            """,
+            # .data as the field of a record of the file, not Tensor.data (real code: YOLOv5's TensorRT
+            # backend, its bindings filled in __init__ and put on self by __dict__.update(locals()))
+            """
+            from collections import OrderedDict, namedtuple
+            class DetectMultiBackend(nn.Module):
+                def __init__(self, model, context, names):
+                    super().__init__()
+                    Binding = namedtuple("Binding", ("name", "dtype", "shape", "data", "ptr"))
+                    bindings = OrderedDict()
+                    for name in names:
+                        im = torch.empty(model.shape(name))
+                        bindings[name] = Binding(name, im.dtype, im.shape, im, int(im.data_ptr()))
+                    self.__dict__.update(locals())
+                def forward(self, im):
+                    self.bindings["images"] = self.bindings["images"]._replace(shape=im.shape)
+                    for name in self.output_names:
+                        self.bindings[name].data.resize_(tuple(self.context.get_tensor_shape(name)))
+                    return [self.bindings[x].data for x in sorted(self.output_names)]
+            """,
+            """
+            from dataclasses import dataclass
+            @dataclass
+            class Buffer:
+                name: str
+                data: torch.Tensor
+            def grow(buffer_name, n):
+                buf = Buffer(buffer_name, torch.zeros(n))
+                buf.data.resize_(2 * n)
+                return buf
             """,
         ],
     ),
@@ -600,6 +777,16 @@ CASES: dict[str, tuple[list[str], list[str]]] = {
                 def forward(self, x):
                     return Fn.dropout2d(x, p=0.1)
             """,
+            # a test that does not imply training
+            """
+            class M(nn.Module):
+                def forward(self, x):
+                    if self.training or self.mc_dropout:
+                        x = F.dropout(x, 0.2)
+                    if not self.training:
+                        x = F.dropout(x, 0.5)
+                    return x
+            """,
         ],
         [
             """
@@ -620,6 +807,26 @@ CASES: dict[str, tuple[list[str], list[str]]] = {
             class M(nn.Module):
                 def forward(self, x, F=None):
                     return F.dropout(x)
+            """,
+            # runs only in training, where the default training=True is self.training (real code:
+            # pytorch-cifar's EfficientNet)
+            """
+            class EfficientNet(nn.Module):
+                def forward(self, x):
+                    out = self.layers(x)
+                    out = out.view(out.size(0), -1)
+                    dropout_rate = self.cfg["dropout_rate"]
+                    if self.training and dropout_rate > 0:
+                        out = F.dropout(out, p=dropout_rate)
+                    return self.linear(out)
+            """,
+            """
+            class Block(nn.Module):
+                def forward(self, x):
+                    if not self.training:
+                        return self.fc(x)
+                    x = F.dropout2d(x, self.p)
+                    return self.fc(F.dropout(x, 0.1) if self.training else x)
             """,
         ],
     ),
@@ -1205,6 +1412,55 @@ CASES: dict[str, tuple[list[str], list[str]]] = {
             checkpoint["net"] = net.state_dict()
             torch.save(checkpoint, "best.pt")
             """,
+            # rebound to model.cuda(gpu) in a branch that then raises: still the wrapper (real code: MoCo's
+            # main_moco)
+            """
+            def main_worker(gpu, ngpus_per_node, args):
+                model = builder.MoCo(models.__dict__[args.arch], args.moco_dim)
+                if args.distributed:
+                    if args.gpu is not None:
+                        model.cuda(args.gpu)
+                        model = torch.nn.parallel.DistributedDataParallel(model, device_ids=[args.gpu])
+                    else:
+                        model.cuda()
+                        model = torch.nn.parallel.DistributedDataParallel(model)
+                elif args.gpu is not None:
+                    model = model.cuda(args.gpu)
+                    raise NotImplementedError("Only DistributedDataParallel is supported.")
+                for epoch in range(args.start_epoch, args.epochs):
+                    train(train_loader, model, criterion, optimizer, epoch, args)
+                    save_checkpoint({"epoch": epoch + 1, "state_dict": model.state_dict()}, is_best=False)
+            """,
+            # a "module." string that only compares the live model's keys with a pretrained checkpoint's,
+            # no strip of what is saved or loaded (real code: MoCo's main_lincls sanity_check)
+            """
+            def main_worker(args):
+                model = models.__dict__[args.arch]()
+                model = torch.nn.DataParallel(model).cuda()
+                for epoch in range(args.epochs):
+                    save_checkpoint({"epoch": epoch + 1, "state_dict": model.state_dict()}, False)
+                    sanity_check(model.state_dict(), args.pretrained)
+            def sanity_check(state_dict, pretrained_weights):
+                state_dict_pre = torch.load(pretrained_weights, map_location="cpu")["state_dict"]
+                for k in list(state_dict.keys()):
+                    k_pre = "module.encoder_q." + k[len("module.") :] if k.startswith("module.") else k
+                    assert (state_dict[k].cpu() == state_dict_pre[k_pre]).all()
+            """,
+            # wrapped at module level, saved by a function that reads the global (real code:
+            # pytorch-cifar's main.py)
+            """
+            net = SimpleDLA()
+            net = net.to(device)
+            if device == "cuda":
+                net = torch.nn.DataParallel(net)
+            def test(epoch):
+                global best_acc
+                acc = evaluate(net)
+                if acc > best_acc:
+                    state = {"net": net.state_dict(), "acc": acc, "epoch": epoch}
+                    torch.save(state, "./checkpoint/ckpt.pth")
+                    best_acc = acc
+            """,
         ],
         [
             """
@@ -1277,6 +1533,37 @@ CASES: dict[str, tuple[list[str], list[str]]] = {
             model = DDP(model)
             def save(model, path):
                 torch.save(model.state_dict(), path)
+            """,
+            # .cuda() keeps a plain model plain; .module.cuda() unwraps
+            """
+            def main(args):
+                model = Net()
+                model = model.cuda(args.gpu)
+                torch.save({"state_dict": model.state_dict()}, "plain.pth")
+                model = nn.DataParallel(model)
+                model = model.module.cuda()
+                torch.save({"state_dict": model.state_dict()}, "ckpt.pth")
+            """,
+            # a strip of the checkpoint loaded back, in a helper (real code: DINO's load_pretrained_weights)
+            """
+            def main(args):
+                model = Net().cuda()
+                model = nn.parallel.DistributedDataParallel(model, device_ids=[args.gpu])
+                torch.save({"student": model.state_dict()}, "checkpoint.pth")
+            def load_pretrained_weights(model, path, key):
+                state_dict = torch.load(path, map_location="cpu")[key]
+                state_dict = {k.replace("module.", ""): v for k, v in state_dict.items()}
+                model.load_state_dict(state_dict, strict=False)
+            """,
+            # a module-level name that another function rebinds (global): its value at the save is unknown
+            """
+            net = Net().to(device)
+            net = torch.nn.DataParallel(net)
+            def unwrap():
+                global net
+                net = net.module
+            def save(path):
+                torch.save(net.state_dict(), path)
             """,
         ],
     ),
@@ -1380,6 +1667,23 @@ CASES: dict[str, tuple[list[str], list[str]]] = {
             args, _ = argparse.ArgumentParser().parse_known_args()
             Trainer(args)
             """,
+            # wherever it was saved: the "args" entry used as an object, so not vars(args) but a Namespace
+            # (or a config object), loaded with the default weights_only=True
+            """
+            def load_model(path, device):
+                checkpoint = torch.load(path, map_location=device)
+                args = checkpoint["args"]
+                model = build_model(args.arch, num_classes=args.num_classes)
+                model.load_state_dict(checkpoint["model"])
+                return model
+            """,
+            """
+            def resume(args, dbinfo):
+                checkpoint = torch.load(args.resume)
+                checkpoint["args"].model_config = args.model_config
+                return create_model(checkpoint["args"], dbinfo)
+            """,
+            "cfg = vars(torch.load(path, weights_only=True)['args'])",
         ],
         [
             # vars(args): plain types load by default
@@ -1422,6 +1726,30 @@ CASES: dict[str, tuple[list[str], list[str]]] = {
             torch.save({"model": model.state_dict(), "args": args}, path)
             ckpt = torch.load(path)
             model.load_state_dict(ckpt["model"])
+            """,
+            # an "args" entry read as a dict (vars(args) was saved), or loaded with weights_only=False or
+            # under the allow-list
+            """
+            import argparse
+            def load_model(path):
+                checkpoint = torch.load(path, map_location="cpu")
+                args = argparse.Namespace(**checkpoint["args"])
+                hp = checkpoint["args"]
+                lr = hp["lr"] if "lr" in hp else hp.get("learning_rate")
+                epochs = checkpoint.get("args").get("epochs", 10)
+                return args, lr, epochs
+            """,
+            """
+            def restore(path):
+                ckpt = torch.load(path, map_location="cpu", weights_only=False)
+                return build_model(ckpt["args"].arch)
+            """,
+            """
+            import argparse
+            def restore(path):
+                with torch.serialization.safe_globals([argparse.Namespace]):
+                    ckpt = torch.load(path)
+                return build_model(ckpt["args"].arch)
             """,
         ],
     ),
@@ -1490,8 +1818,20 @@ CASES: dict[str, tuple[list[str], list[str]]] = {
                 return test_loss
             """,
             "test_loss += F.nll_loss(output, target, size_average=False).data[0]",
+            # a loss written out as a whole-tensor mean, bound twice
+            """
+            loss = F.mse_loss(pred, y)
+            if half:
+                loss = pred.float().pow(2).mean()
+            print(loss.data[0])
+            """,
         ],
         [
+            # a reduction over one dimension keeps a vector
+            """
+            loss = (pred - y).pow(2).mean(dim=0)
+            first = loss.data[0]
+            """,
             # unreduced: a vector of losses
             """
             criterion = nn.CrossEntropyLoss(reduction="none")
@@ -1999,7 +2339,8 @@ def test_real_code_sample_is_precise_and_matches_its_summary(folder):
     agrees with the summary: sizes, per-rule totals, and every rule labelled in full except the ones the
     summary says were sampled. fresh/: a second measurement, on repositories the first did not measure; its
     summary also states the bug rules' precision, the recall on the idioms of issue 24 and TorchFix's
-    findings on the same files, which must agree with the sample and the repositories."""
+    findings on the same files, which must agree with the sample and the repositories, and the findings
+    after the fixes it led to (what went, what came and its labels), which must add up the same way."""
     with open(REAL_CODE / folder / "sample.tsv", newline="", encoding="utf-8") as f:
         rows = list(csv.DictReader(f, delimiter="\t"))
     summary = json.loads((REAL_CODE / folder / "summary.json").read_text(encoding="utf-8"))
@@ -2053,6 +2394,38 @@ def test_real_code_sample_is_precise_and_matches_its_summary(folder):
         torchfix.update(r["torchfix"]["findings"])
     assert dict(torchfix) == summary["torchfix"]["findings"]
     assert summary["torchfix"]["overlap"] == sum(r["torchfix"]["overlap"] for r in repos.values())
+    # after the fixes this measurement led to: the same commits re-run; what went and what came, labelled
+    after = summary["after_fix"]
+
+    def key(r: dict) -> tuple[str, str, int, str]:
+        return r["repo"], r["path"], int(r["line"]), r["rule"]
+
+    sampled_rows = {key(r): r for r in rows}
+    gone = [key(g) for g in after["gone"]]
+    assert set(gone) <= set(sampled_rows) and not {key(n) for n in after["new"]} & set(sampled_rows)
+    assert all(n["label"] in ("TP", "FP") and n["note"].strip() and n["rule"] in codes for n in after["new"])
+    after_totals: Counter[str] = Counter()
+    for name, r in repos.items():
+        expected = Counter(r["findings"])
+        expected.subtract(g[3] for g in gone if g[0] == name)
+        expected.update(n["rule"] for n in after["new"] if n["repo"] == name)
+        assert r["findings_after_fix"] == {c: n for c, n in expected.items() if n}, name
+        after_totals.update(r["findings_after_fix"])
+    assert dict(after_totals) == summary["totals"]["findings_after_fix"]
+    bug_after = [
+        r for k, r in sampled_rows.items() if k not in gone and r["rule"] not in summary["deprecation_rules"]
+    ]
+    bug_after += [n for n in after["new"] if n["rule"] not in summary["deprecation_rules"]]
+    bug_after_tp = sum(r["label"] == "TP" for r in bug_after)
+    assert (after["bug_rules"]["size"], after["bug_rules"]["tp"]) == (len(bug_after), bug_after_tp)
+    found_after = (set(sampled_rows) - set(gone)) | {key(n) for n in after["new"]}
+    for code, instances in summary["recall"].items():
+        for i in instances:
+            assert i["caught_after_fix"] == ((i["repo"], i["path"], i["line"], code) in found_after), i
+        assert after["recall"][code] == {
+            "caught": sum(i["caught_after_fix"] for i in instances),
+            "of": len(instances),
+        }
 
 
 # ------------------------------------------------------------------------------------------ CLI

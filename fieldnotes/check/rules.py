@@ -819,6 +819,7 @@ LEGACY_TENSORS = frozenset(
 
 
 PARAMETERS = frozenset({"torch.nn.Parameter", "torch.nn.parameter.Parameter"})
+FLOAT32 = frozenset({"numpy.float32", "numpy.single"})
 
 
 @rule(
@@ -840,8 +841,11 @@ class LegacyTensorConstructor(Rule):
     ``torch.LongTensor(labels)``) is left alone: its name states the cast, and code relies on it (a float64
     array then feeds a float32 ``mm``), so no rewrite without the cast would be right. Other arguments (a
     list literal, a storage, an unknown name) are left alone: there the call may mean what it says. So
-    are sizes passed straight to ``nn.Parameter`` (``nn.Parameter(torch.Tensor(out, in))``, then
-    ``nn.init``): the shape of a parameter that the layer initialises, as ``torch.empty`` would make it."""
+    are an array that is float32 already, every value of it made so in the file (``np.zeros(shape,
+    dtype=np.float32)``, ``a.astype("float32")``): the cast changes nothing. So are sizes passed straight
+    to ``nn.Parameter`` (``nn.Parameter(torch.Tensor(out, in))``, then ``nn.init``) or to
+    ``register_buffer`` (``self.register_buffer("features", torch.Tensor(n, d))``, then a reset): the
+    shape of a parameter or buffer that the layer initialises, as ``torch.empty`` would make it."""
 
     def is_array(self, node: ast.AST) -> bool:
         values = [node] if isinstance(node, ast.Call) else self.src.values(node) or []
@@ -849,19 +853,53 @@ class LegacyTensorConstructor(Rule):
             any(n.startswith("numpy.") for n in self.src.callee(v)) or method_call(v, "numpy") for v in values
         )
 
+    def is_float32(self, node: ast.AST | None) -> bool:
+        """``np.float32`` / ``np.single`` / ``"float32"`` / ``"f4"``."""
+        if isinstance(node, ast.Constant):
+            return node.value in ("float32", "f4", "<f4", "single")
+        return isinstance(node, (ast.Name, ast.Attribute)) and bool(self.src.qnames(node) & FLOAT32)
+
+    def float32_array(self, node: ast.AST) -> bool:
+        """Every value ``node`` can have is an array made float32 in this file: a ``numpy`` call with
+        ``dtype=np.float32`` (``np.zeros(shape, dtype=np.float32)``) or ``<array>.astype(np.float32)``
+        (item assignments into it, ``a[i] = v``, keep its dtype)."""
+        values = [node] if isinstance(node, ast.Call) else self.src.values(node) or []
+        for v in values:
+            if not isinstance(v, ast.Call):
+                return False
+            if method_call(v, "astype"):
+                dtype = get_arg(v, "dtype", 0)
+            elif any(n.startswith("numpy.") for n in self.src.callee(v)):
+                dtype = get_arg(v, "dtype")
+            else:
+                return False
+            if not self.is_float32(dtype):
+                return False
+        return bool(values)
+
+    def shape_of_a_layer(self, node: ast.Call) -> bool:
+        """``node`` is passed straight to ``nn.Parameter(...)`` or as the tensor of ``register_buffer``."""
+        parent = self.src.parent(node)
+        if isinstance(parent, ast.keyword):
+            parent = self.src.parent(parent)
+        if self.src.calls(parent, PARAMETERS):
+            return True
+        return method_call(parent, "register_buffer") and get_arg(parent, "tensor", 1) is node  # type: ignore[arg-type]
+
     def visit_Call(self, node: ast.Call) -> None:
         args = positional(node)
         if not args or not self.src.calls(node, LEGACY_TENSORS):
             return
         if self.is_array(args[0]):
-            if self.src.calls(node, {"torch.Tensor"}):
+            if self.src.calls(node, {"torch.Tensor"}) and not self.float32_array(args[0]):
                 self.report(node)
-        elif (len(args) > 1 or is_constant_number(args[0])) and not self.src.calls(
-            self.src.parent(node), PARAMETERS
-        ):
+        elif (len(args) > 1 or is_constant_number(args[0])) and not self.shape_of_a_layer(node):
             self.report(node)
 
 
+#: A tensor's sizes as the expressions it was shaped with (None: unknown) and its possible layouts.
+Shape = tuple[list[ast.expr | None], list[list[int]]]
+INTERPOLATE = frozenset({f"{FUNC}.interpolate", f"{FUNC}.upsample", "torch.nn.functional.interpolate"})
 TRANSPOSING_METHODS = ("transpose", "permute", "t", "swapaxes", "swapdims", "movedim", "moveaxis")
 TRANSPOSING = frozenset(f"torch.{m}" for m in TRANSPOSING_METHODS)
 #: Calls that return one integer (as a ``view`` argument: one dimension).
@@ -921,8 +959,9 @@ def permute_runs(perm: list[int]) -> int:
     name="view-after-transpose",
     title="view() right after transpose/permute",
     message="transpose/permute make the tensor non-contiguous, and view then raises 'view size is not "
-    "compatible with input tensor's size and stride' unless every group of dimensions it merges was "
-    "consecutive and in order before the permute (check that, or use reshape)",
+    "compatible with input tensor's size and stride' unless every group of dimensions it merges (a -1 "
+    "merges all the dimensions the other sizes leave) was consecutive and in order before the permute; "
+    "where the sizes do not name the dimensions, check which ones each size covers, or use reshape",
     fix="reshape(...) (a view when possible, a copy when needed) or .contiguous().view(...)",
     claim="01-C10",
     autofix="safe",
@@ -939,8 +978,13 @@ class ViewAfterTranspose(Rule):
     (``x.size(1)``, ``x.shape[1]``, ``h`` from ``b, c, h, w = x.size()``, products of them and one
     ``-1``), the merged groups are known and the view is left alone when each group is consecutive and in
     order in ``x`` (``x.permute(0, 2, 3, 1).view(b, h * w, c)`` works; :func:`permute_view_ok`); a view
-    with fewer dimensions than the permuted layout has runs always raises. ``--fix``
-    writes ``reshape``: the same view where ``view`` worked, a copy where it raised."""
+    with fewer dimensions than the permuted layout has runs always raises. A view size also names a
+    dimension when it is the very expression ``x`` was shaped with (a literal, or a name bound once):
+    ``x`` last bound to ``y.reshape(1, s, s, dim).permute(0, 3, 1, 2)`` has sizes ``(1, dim, s, s)``,
+    and ``F.interpolate`` keeps the first two (and the input's layout: channels_last here, so the view
+    is decided on that layout): ``x.permute(0, 2, 3, 1).view(1, -1, dim)`` merges only the two spatial
+    dimensions, and works. ``--fix`` writes ``reshape``: the same view where ``view`` worked, a copy
+    where it raised."""
 
     def rank(self, node: ast.AST, follow: bool = True) -> int | None:
         """The fewest dimensions ``node`` has if it is a transposed tensor, else None."""
@@ -988,14 +1032,91 @@ class ViewAfterTranspose(Rule):
         perm = [i % n for i in perm]  # type: ignore[operator]
         return (base, perm) if sorted(perm) == list(range(n)) else None
 
-    def dim_of(self, arg: ast.expr, base: ast.expr, n: int) -> list[int] | None:
+    def shape_of(self, node: ast.AST, at: ast.AST, depth: int = 0) -> Shape | None:
+        """The sizes of the tensor ``node`` as the expressions it was shaped with (None where unknown), and
+        its possible memory layouts (``m``: it is ``y.permute(m)`` of a contiguous ``y``), when the file
+        decides its rank: ``y.reshape(a, b, c)`` / ``view`` with literal-length sizes (taken as contiguous,
+        as the rule takes any tensor not visibly transposed), a literal ``permute`` of a known shape,
+        ``contiguous()``, ``F.interpolate(y, ...)`` (the first two sizes of ``y``, the rest new; contiguous
+        for a contiguous ``y``, channels_last for a channels_last one, either for another), or a name whose
+        last binding before ``at``, in a block around it, is one of these."""
+        if depth > 6:
+            return None
+        if isinstance(node, ast.Name):
+            last = bound_before(self.src, node.id, at)
+            if last is None or last[1] is None or not in_block_around(self.src, last[0], at):
+                return None  # unbound here, or bound in a branch that does not hold ``at``
+            return self.shape_of(last[1], last[0], depth + 1)
+        if not isinstance(node, ast.Call) or has_star_args(node):
+            return None
+        if self.src.calls(node, INTERPOLATE) and node.args:
+            inner = self.shape_of(node.args[0], at, depth + 1)
+            if inner is None or len(inner[0]) not in (3, 4, 5):
+                return None
+            n = len(inner[0])
+            plain, channels_last = list(range(n)), [0, n - 1, *range(1, n - 1)]
+            layouts: list[list[int]] = []
+            for m in inner[1]:
+                if m == plain or n == 3:
+                    out = [plain]
+                else:
+                    out = [channels_last] if m == channels_last else [plain, channels_last]
+                layouts += [o for o in out if o not in layouts]
+            return [*inner[0][:2], *[None] * (n - 2)], layouts
+        if node.keywords:
+            return None
+        if method_call(node, "reshape", "view"):
+            args = node.args
+            if len(args) == 1 and isinstance(args[0], (ast.Tuple, ast.List)):
+                args = args[0].elts
+            if not args or view_dims(node.args) is None:
+                return None
+            if self.rank(node.func.value) is not None:  # type: ignore[attr-defined]
+                return None  # a view of a transposed tensor may keep its strides
+            return [None if int_value(a) == -1 else a for a in args], [list(range(len(args)))]
+        if method_call(node, "contiguous") and not node.args:
+            inner = self.shape_of(node.func.value, at, depth + 1)  # type: ignore[attr-defined]
+            return (inner[0], [list(range(len(inner[0])))]) if inner is not None else None
+        found = self.permute(node)
+        if found is not None:
+            inner = self.shape_of(found[0], at, depth + 1)
+            perm = found[1]
+            if inner is None or len(inner[0]) != len(perm):
+                return None
+            return [inner[0][p] for p in perm], [[m[p] for p in perm] for m in inner[1]]
+        return None
+
+    def same_size(self, a: ast.expr, b: ast.expr) -> bool:
+        """``a`` and ``b`` are the same size: equal integer literals, or the same name (or product of
+        names and literals), each name bound once."""
+        if ast.dump(a) != ast.dump(b):
+            return False
+        simple = (ast.Name, ast.Constant, ast.BinOp, ast.Mult, ast.Load)
+        if not all(isinstance(n, simple) for n in ast.walk(a)):
+            return False
+        names = [(x, y) for x, y in zip(ast.walk(a), ast.walk(b), strict=True) if isinstance(x, ast.Name)]
+        for x, y in names:
+            scope = binding_scope(self.src, x)
+            if scope is None or scope is not binding_scope(self.src, y):
+                return False
+            if len(self.src.bindings[scope][x.id]) != 1:
+                return False
+        return True
+
+    def dim_of(
+        self, arg: ast.expr, base: ast.expr, n: int, shape: list[ast.expr | None] | None = None
+    ) -> list[int] | None:
         """The dimensions of ``base`` (rank ``n``) whose sizes ``arg`` multiplies; ``[-1]`` for ``-1``;
-        None when unknown."""
+        None when unknown. ``shape``: ``base``'s sizes as :meth:`shape_of` finds them."""
         if isinstance(arg, ast.BinOp) and isinstance(arg.op, ast.Mult):
-            left, right = self.dim_of(arg.left, base, n), self.dim_of(arg.right, base, n)
+            left, right = self.dim_of(arg.left, base, n, shape), self.dim_of(arg.right, base, n, shape)
             return None if left is None or right is None or -1 in left + right else left + right
         if int_value(arg) == -1:
             return [-1]
+        if shape is not None:
+            same = [i for i, s in enumerate(shape) if s is not None and self.same_size(arg, s)]
+            if len(same) == 1:
+                return same
         index: ast.expr | None = None
         owner: ast.expr | None = None
         if isinstance(arg, ast.Call) and method_call(arg, "size") and len(arg.args) == 1:
@@ -1036,7 +1157,8 @@ class ViewAfterTranspose(Rule):
 
     def view_works(self, view: ast.Call) -> bool:
         """The view is decidable and works: a literal permutation of a contiguous tensor, and view sizes
-        that name its dimensions (at most one ``-1``), grouped so that :func:`permute_view_ok` holds."""
+        that name its dimensions (at most one ``-1``), grouped so that :func:`permute_view_ok` holds (for
+        a base that may be channels_last, in both layouts)."""
         assert isinstance(view.func, ast.Attribute)
         found = self.permute(view.func.value)
         if found is None:
@@ -1050,9 +1172,11 @@ class ViewAfterTranspose(Rule):
             args = args[0].elts
         if len(args) < permute_runs(perm):
             return False  # a merge across two runs: always raises
+        known = self.shape_of(base, view)
+        shape, layouts = known if known is not None and len(known[0]) == n else (None, [list(range(n))])
         dims: list[list[int]] = []
         for a in args:
-            d = self.dim_of(a, base, n)
+            d = self.dim_of(a, base, n, shape)
             if d is None:
                 return False
             dims.append(d)
@@ -1068,7 +1192,7 @@ class ViewAfterTranspose(Rule):
                 return False
             groups.append(group)
             pos += len(group)
-        return permute_view_ok(perm, groups)
+        return all(permute_view_ok([m[p] for p in perm], groups) for m in layouts)  # x = y.permute(m)
 
     def visit_Call(self, node: ast.Call) -> None:
         if not method_call(node, "view") or not node.args or node.keywords:
@@ -1118,6 +1242,8 @@ NO_GRAD = frozenset({"torch.no_grad", "torch.inference_mode", "torch.autograd.gr
 NOT_UPDATES = (*RANDOM_INIT_METHODS, "requires_grad_", "share_memory_")
 #: In-place methods that overwrite a tensor with another one's values.
 COPIES = ("copy_", "set_")
+#: Calls that, without arguments, build an empty mapping.
+EMPTY_DICTS = ("dict", "OrderedDict")
 
 
 @rule(
@@ -1138,12 +1264,16 @@ class DataInplaceUpdate(Rule):
     alone, as initialisation and weight surgery that no pending graph saw: code under ``torch.no_grad()``
     or ``inference_mode()`` (a ``with`` block or a decorated function, e.g. fusing BatchNorm into a
     convolution), a module's tensor set right after the module is built
-    (``m = nn.Linear(2, 2)`` then ``m.weight.data.copy_(w)``, with no loop between them), and a copy from
+    (``m = nn.Linear(2, 2)`` or ``m = models.__dict__[arch]()`` then ``m.weight.data.copy_(w)`` or
+    ``m.fc.bias.data.zero_()``, with no loop between them), and a copy from
     another tensor (``.data.copy_(avg)``, ``.set_``, no ``.grad`` in it) where no graph can be pending: the
     claim's wrong gradient needs a forward that saved the tensor and a backward still to come, so the copy
     fires only inside a loop that trains (calls backward or computes a loss) or in a function that trains
     outside its loops (a step function; a ``training_step`` that returns its loss), not in a weight setter,
-    nor when averaged weights are copied back after the training loop."""
+    nor when averaged weights are copied back after the training loop. Nor is a ``.data`` that is a
+    field of a record of the file (a ``namedtuple``/``NamedTuple``/``@dataclass`` with a field ``data``):
+    ``binding.data.resize_(...)`` where every value of ``binding`` builds one, or an item of a mapping the
+    file fills only with them (``self.bindings[name].data`` after ``bindings[name] = Binding(...)``)."""
 
     def in_init(self, node: ast.AST) -> bool:
         fn = self.src.enclosing(node, FUNCTIONS)
@@ -1183,11 +1313,117 @@ class DataInplaceUpdate(Rule):
                 if isinstance(before, ast.Assign) and any(
                     isinstance(t, ast.Name) and t.id == owner.id for t in before.targets
                 ):
-                    name = last_name(before.value.func) if isinstance(before.value, ast.Call) else None
-                    return bool(name) and name[:1].isupper()
+                    return self.constructor(before.value)
             if isinstance(block, (ast.For, ast.AsyncFor, ast.While, *FUNCTIONS, ast.ClassDef, ast.Module)):
                 return False
             stmt = block if isinstance(block, ast.stmt) else self.src.enclosing(block, ast.stmt)
+        return False
+
+    @staticmethod
+    def constructor(value: ast.expr) -> bool:
+        """``value`` builds an object: a call of a capitalised name (``nn.Linear(2, 2)``), or of a class
+        looked up by name (``models.__dict__[arch]()``, ``MODELS[name](cfg)``, ``getattr(models, arch)()``),
+        also with a module method that returns the module (``Net().cuda()``)."""
+        value = unchained(value)  # type: ignore[assignment]
+        if not isinstance(value, ast.Call):
+            return False
+        func = value.func
+        if isinstance(func, ast.Subscript) or (
+            isinstance(func, ast.Call) and last_name(func.func) == "getattr"
+        ):
+            return True
+        name = last_name(func)
+        return bool(name) and name[:1].isupper()
+
+    def record_classes(self) -> dict[str, bool]:
+        """Names of this file's record types by whether they have a field ``data``: ``namedtuple`` /
+        ``NamedTuple`` calls assigned to a name, ``NamedTuple`` subclasses and ``@dataclass`` classes."""
+        memo = self.src.memo
+        if (DataInplaceUpdate, "records") in memo:
+            return memo[DataInplaceUpdate, "records"]
+        out: dict[str, bool] = {}
+        for n in self.src.order:
+            if (
+                isinstance(n, ast.Assign)
+                and len(n.targets) == 1
+                and isinstance(n.targets[0], ast.Name)
+                and isinstance(n.value, ast.Call)
+                and last_name(n.value.func) in ("namedtuple", "NamedTuple")
+            ):
+                fields = get_arg(n.value, "field_names", 1) or get_arg(n.value, "fields", 1)
+                names: list[str] = []
+                if isinstance(fields, ast.Constant) and isinstance(fields.value, str):
+                    names = fields.value.replace(",", " ").split()
+                elif isinstance(fields, (ast.Tuple, ast.List)):
+                    for e in fields.elts:
+                        e = e.elts[0] if isinstance(e, ast.Tuple) and e.elts else e
+                        if isinstance(e, ast.Constant) and isinstance(e.value, str):
+                            names.append(e.value)
+                out[n.targets[0].id] = out.get(n.targets[0].id, False) or "data" in names
+            elif isinstance(n, ast.ClassDef) and (
+                dataclass(n) or any(last_name(b) == "NamedTuple" for b in n.bases)
+            ):
+                out[n.name] = out.get(n.name, False) or any(
+                    isinstance(f, ast.AnnAssign) and isinstance(f.target, ast.Name) and f.target.id == "data"
+                    for f in n.body
+                )
+        memo[DataInplaceUpdate, "records"] = out
+        return out
+
+    def is_record(self, value: ast.AST | None) -> bool:
+        """``value`` builds a record of this file that has a field ``data`` (``Binding(name, t, shape, im,
+        ptr)``), or is ``r._replace(...)`` of one."""
+        if method_call(value, "_replace"):
+            return True
+        if not isinstance(value, ast.Call) or not isinstance(value.func, ast.Name):
+            return False
+        return self.record_classes().get(value.func.id, False)
+
+    def mapping_values(self, name: str) -> list[ast.expr] | None:
+        """Every value this file puts into a mapping called ``name`` (``bindings[k] = v``, ``self.bindings =
+        {k: v}``, a dict comprehension, ``OrderedDict()``); None when the file fills it some other way
+        (``.update``, ``setdefault``, a value of unknown kind)."""
+        key = (DataInplaceUpdate, "mapping", name)
+        if key in self.src.memo:
+            return self.src.memo[key]
+        out: list[ast.expr] | None = []
+        for n in self.src.order:
+            if method_call(n, "update", "setdefault") and last_name(n.func.value) == name:  # type: ignore[union-attr]
+                out = None
+                break
+            if not isinstance(n, (ast.Assign, ast.AnnAssign)) or n.value is None:
+                continue
+            for t in n.targets if isinstance(n, ast.Assign) else [n.target]:
+                v = n.value
+                if isinstance(t, ast.Subscript) and last_name(t.value) == name:
+                    out.append(v)  # type: ignore[union-attr]
+                elif isinstance(t, (ast.Name, ast.Attribute)) and last_name(t) == name:
+                    if isinstance(v, ast.Dict):
+                        out += v.values  # type: ignore[operator]
+                    elif isinstance(v, ast.DictComp):
+                        out.append(v.value)  # type: ignore[union-attr]
+                    elif not (isinstance(v, ast.Call) and last_name(v.func) in EMPTY_DICTS and not v.args):
+                        out = None
+                        break
+            if out is None:
+                break
+        self.src.memo[key] = out
+        return out
+
+    def not_a_tensor(self, owner: ast.AST) -> bool:
+        """``owner`` (of ``owner.data``) is certainly a record of this file whose field ``data`` is meant, not
+        ``Tensor.data``: every value of the name (or ``self.<attr>``) builds one, or it is an item of a
+        mapping that the file fills only with them (``self.bindings[name].data`` where ``bindings[name] =
+        Binding(...)``)."""
+        if not self.record_classes() or not any(self.record_classes().values()):
+            return False
+        if isinstance(owner, ast.Subscript):
+            name = last_name(owner.value)
+            values = self.mapping_values(name) if name else None
+            return bool(values) and all(self.is_record(v) for v in values or [])
+        if isinstance(owner, ast.Name) or is_self_attr(owner):
+            values = self.src.values(owner)
+            return bool(values) and all(self.is_record(v) for v in values or [])
         return False
 
     @staticmethod
@@ -1248,7 +1484,8 @@ class DataInplaceUpdate(Rule):
 
     def exempt(self, node: ast.AST, data: ast.Attribute) -> bool:
         return (
-            self.in_init(node)
+            self.not_a_tensor(data.value)
+            or self.in_init(node)
             or self.under_no_grad(node)
             or self.freshly_built(node, data)
             or self.copies_without_graph(node)
@@ -1487,13 +1724,52 @@ DROPOUTS = frozenset(f"{FUNC}.{n}" for n in ("dropout", "dropout1d", "dropout2d"
 )
 class FunctionalDropoutInForward(Rule):
     """``F.dropout``/``dropout1d``/``2d``/``3d`` inside a ``forward`` method without ``training``
-    (by name or third positional). ``F.alpha_dropout`` defaults to ``training=False`` and is left alone."""
+    (by name or third positional). ``F.alpha_dropout`` defaults to ``training=False`` and is left alone.
+    So is a call that runs only in training: under ``if self.training:`` (also ``if self.training and
+    p > 0:``, the ``else`` of ``if not self.training``, ``F.dropout(x) if self.training else x``) or after
+    ``if not self.training: return ...``: there the default ``training=True`` is ``self.training``."""
+
+    TRAINING = ast.dump(ast.parse("self.training", mode="eval").body)
+
+    def training_holds(self, test: ast.expr, holds: bool) -> bool:
+        """``test`` having the outcome ``holds`` implies ``self.training``."""
+        while isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+            test, holds = test.operand, not holds
+        if ast.dump(test) == self.TRAINING:
+            return holds
+        if isinstance(test, ast.BoolOp):
+            if isinstance(test.op, ast.And) and holds:
+                return any(self.training_holds(v, True) for v in test.values)
+            if isinstance(test.op, ast.Or) and not holds:
+                return any(self.training_holds(v, False) for v in test.values)
+        return False
+
+    def only_in_training(self, node: ast.AST) -> bool:
+        child = node
+        for a in self.src.ancestors(node):
+            if isinstance(a, (ast.If, ast.IfExp)) and child is not a.test:
+                body = child in a.body if isinstance(a.body, list) else child is a.body
+                if self.training_holds(a.test, body):
+                    return True
+            block = next((v for _, v in ast.iter_fields(a) if isinstance(v, list) and child in v), None)
+            for before in block[: block.index(child)] if block else []:  # if not self.training: return x
+                if (
+                    isinstance(before, ast.If)
+                    and before.body
+                    and isinstance(before.body[-1], (ast.Return, ast.Raise))
+                    and self.training_holds(before.test, False)
+                ):
+                    return True
+            if isinstance(a, FUNCTIONS):
+                break
+            child = a
+        return False
 
     def visit_Call(self, node: ast.Call) -> None:
         if not self.src.calls(node, DROPOUTS) or has_star_args(node) or get_arg(node, "training", 2):
             return
         fn = self.src.enclosing(node, FUNCTIONS)
-        if fn is not None and fn.name == "forward":
+        if fn is not None and fn.name == "forward" and not self.only_in_training(node):
             self.report(node)
 
 
@@ -2481,6 +2757,17 @@ def stores(src: Source, scope: ast.AST) -> dict[str, list[tuple[ast.stmt, ast.ex
     return src.memo[key]
 
 
+def in_block_around(src: Source, stmt: ast.stmt, node: ast.AST) -> bool:
+    """``stmt`` is in a statement list that also holds ``node`` (or a statement around it): every path to
+    ``node`` in that block passes ``stmt`` first, if ``stmt`` comes first."""
+    block = src.parent(stmt)
+    around = {id(a) for a in src.ancestors(node)} | {id(node)}
+    for _, value in ast.iter_fields(block):
+        if isinstance(value, list) and any(s is stmt for s in value):
+            return any(id(s) in around for s in value)
+    return False
+
+
 def bound_before(src: Source, name: str, node: ast.AST) -> tuple[ast.stmt, ast.expr | None] | None:
     """The last statement of ``node``'s function (or module) before ``node`` that binds ``name``: one that
     starts before it (a ``for``/``with`` around it binds first; an assignment around it, after)."""
@@ -2516,8 +2803,10 @@ class WrappedStateDict(Rule):
     ``hasattr(model, "module")``) or in the other branch of one that takes ``model.module``; one that the
     wrap's own condition excludes (``if args.distributed: model = DDP(model)`` ... ``if not
     args.distributed: torch.save(...)``); a name rebound between wrap and save (``model =
-    model.module``); and a file that strips the prefix itself (a ``"module."`` string,
-    ``consume_prefix_in_state_dict_if_present``)."""
+    model.module``; not ``model = model.cuda(gpu)``, which keeps it wrapped); and a file that strips the
+    prefix itself from a dict it saves or loads (see :meth:`strips_prefix`). A function that saves a
+    module-level name it only reads (``net = nn.DataParallel(net)`` at module level, ``torch.save({"net":
+    net.state_dict()}, p)`` in ``test()``) is decided by the last module-level binding of that name."""
 
     def visit_Call(self, node: ast.Call) -> None:
         if not method_call(node, "state_dict"):
@@ -2535,22 +2824,94 @@ class WrappedStateDict(Rule):
         name = dotted(receiver)
         if name is None or not (isinstance(receiver, ast.Name) or is_self_attr(receiver)):
             return False
+        at_module = False  # a module-level name read by a function (``global``): its module-level bindings
         if isinstance(receiver, ast.Name):
             scope = binding_scope(src, receiver)
             if scope is not src.function_or_module(node):
-                return False
+                if scope is not src.tree or any(
+                    isinstance(g, ast.Global) and receiver.id in g.names for g in src.order
+                ):
+                    return False
+                at_module = True
             values = [b.value for b in src.bindings[scope][receiver.id]]
         else:
             cls = src.method_class(receiver)
             values = list(src.self_attrs(cls).get(receiver.attr, [])) if cls is not None else []
         if not any(src.calls(unchained(v), WRAPPERS) for v in values):
             return False  # no wrapper is ever bound to it (the common case, decided without a walk)
-        if "'module.'" in src.code or '"module."' in src.code or "consume_prefix_in_state_dict" in src.code:
-            return False  # the file strips the prefix itself (when loading)
-        last = bound_before(src, name, node)
+        if self.strips_prefix():
+            return False  # the file strips the prefix itself (when saving or loading)
+        bindings = stores(src, src.tree).get(name, []) if at_module else None
+        last = self.last_binding(name, node, bindings)
         if last is None or last[1] is None or not src.calls(unchained(last[1]), WRAPPERS):
             return False
+        if at_module:
+            return not self.handled(node, receiver)
         return not (never_together(src, last[0], node) or self.handled(node, receiver))
+
+    def last_binding(
+        self, name: str, node: ast.AST, bindings: list[tuple[ast.stmt, ast.expr | None]] | None
+    ) -> tuple[ast.stmt, ast.expr | None] | None:
+        """The last binding of ``name`` before ``node`` in its function (``bindings``: all of a module-level
+        name, for a function that reads it), passing over ``model = model.cuda(gpu)`` / ``.to(device)``,
+        which keep a wrapper wrapped."""
+        if bindings is None:
+            last = bound_before(self.src, name, node)
+            before = []
+            if last is not None:
+                before = stores(self.src, self.src.function_or_module(node))[name]
+                before = before[: before.index(last) + 1]
+        else:
+            before = list(bindings)
+        for stmt, value in reversed(before):
+            inner = unchained(value)
+            if value is not None and inner is not value and dotted(inner) == name:
+                continue  # model = model.cuda(...): the same object
+            return stmt, value
+        return None
+
+    def strips_prefix(self) -> bool:
+        """The file strips the ``'module.'`` prefix from a state dict it saves or loads:
+        ``consume_prefix_in_state_dict_if_present``, or a ``"module."`` string in code that hands a dict to
+        ``load_state_dict`` or to a save, returns one, or iterates a loaded checkpoint
+        (``{k.replace("module.", ""): v for k, v in torch.load(p)["model"].items()}``). Not one that only
+        compares the keys of the live model with a checkpoint's (a sanity check)."""
+        src = self.src
+        if (WrappedStateDict, "strips") in src.memo:
+            return src.memo[WrappedStateDict, "strips"]
+        found = "consume_prefix_in_state_dict" in src.code
+        if not found and ("'module.'" in src.code or '"module."' in src.code):
+            found = any(
+                isinstance(n, ast.Constant) and n.value == "module." and self.strip_applies(n)
+                for n in src.order
+            )
+        src.memo[WrappedStateDict, "strips"] = found
+        return found
+
+    def strip_applies(self, string: ast.Constant) -> bool:
+        src = self.src
+        scope = src.function_or_module(string)
+        for n in own_nodes(scope):
+            if isinstance(n, ast.Call) and (method_call(n, "load_state_dict") or is_saver(src, n)):
+                return True
+            if isinstance(n, ast.Return) and n.value is not None and scope is not src.tree:
+                return True
+        for a in src.ancestors(string):
+            iters = [g.iter for g in a.generators] if isinstance(a, COMPREHENSIONS) else []
+            if isinstance(a, (ast.For, ast.AsyncFor)):
+                iters = [a.iter]
+            for it in iters:
+                for n in ast.walk(it):
+                    values = (src.values(n) or []) if isinstance(n, ast.Name) else [n]
+                    if any(
+                        isinstance(c, ast.Call) and "load" in (last_name(c.func) or "").lower()
+                        for v in values
+                        for c in ast.walk(v)
+                    ):
+                        return True
+            if a is scope:
+                break
+        return False
 
     def handled(self, node: ast.AST, receiver: ast.expr) -> bool:
         """A test around the save looks at the model, or the other branch saves ``model.module``."""
@@ -2655,8 +3016,9 @@ def keyed(src: Source, scope: ast.AST) -> Keyed:
     code="FNC033",
     name="namespace-in-checkpoint",
     title="checkpoint holding an argparse.Namespace loaded with torch.load's default weights_only=True",
-    message="this file saves an argparse.Namespace (or an object of its own config class) in the "
-    "checkpoint, and torch.load defaults to weights_only=True since torch 2.6, which refuses it: "
+    message="the checkpoint holds an argparse.Namespace or a config object (this file saves one in it, or "
+    "reads its 'args' entry back as an object), and torch.load defaults to weights_only=True since torch "
+    "2.6, which refuses it: "
     "UnpicklingError 'Unsupported global: argparse.Namespace'; adding weights_only=True, TorchFix's "
     "autofix, fails the same way",
     fix="load inside torch.serialization.safe_globals([argparse.Namespace]) (your config class too; "
@@ -2677,9 +3039,15 @@ class NamespaceInCheckpoint(Rule):
     is certainly an ``argparse.Namespace`` (see :func:`is_namespace`) or an instance of a ``@dataclass``
     of the file. The load must read that checkpoint: its result is indexed with one of the saved keys
     (``ckpt["model"]``, ``torch.load(p)["args"]``), or it loads the same path expression the save wrote.
-    Left alone: loads under ``with torch.serialization.safe_globals(...)``, loads in a file that calls
-    ``add_safe_globals`` (at module level: before the load), and files that set
+    Also, wherever the checkpoint was saved, a load whose ``"args"`` entry is used as an object, which a
+    plain dict (``vars(args)``) is not: ``ckpt["args"].arch``, ``vars(ckpt["args"])``, ``a =
+    ckpt.get("args")`` then ``a.lr`` (a dict method, ``ckpt["args"]["lr"]`` or ``Namespace(**ckpt["args"])``
+    is no such use). Left alone: loads under ``with torch.serialization.safe_globals(...)``, loads in a
+    file that calls ``add_safe_globals`` (at module level: before the load), and files that set
     ``TORCH_FORCE_NO_WEIGHTS_ONLY_LOAD``."""
+
+    ARGS_KEYS = frozenset({"args"})
+    DICT_METHODS = frozenset({"get", "items", "keys", "values", "copy", "pop", "update", "setdefault"})
 
     def __init__(self, src: Source) -> None:
         super().__init__(src)
@@ -2746,6 +3114,62 @@ class NamespaceInCheckpoint(Rule):
         read = keyed(self.src, self.src.function_or_module(load)).reads.get(name, set()) if name else set()
         return not read.isdisjoint(keys)
 
+    def args_entry(self, node: ast.AST, name: str | None) -> bool:
+        """``node`` reads the ``"args"`` entry: ``<load>["args"]``, ``<name>["args"]``, ``<name>.get("args")``
+        (``<load>`` itself where ``name`` is None)."""
+        if isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Load):
+            owner, key = node.value, node.slice
+        elif method_call(node, "get") and node.args:  # type: ignore[union-attr]
+            owner, key = node.func.value, node.args[0]  # type: ignore[union-attr]
+        else:
+            return False
+        if not (isinstance(key, ast.Constant) and key.value in self.ARGS_KEYS):
+            return False
+        return dotted(owner) == name if name is not None else True
+
+    def used_as_object(self, entry: ast.AST, depth: int = 0) -> bool:
+        """The value ``entry`` is used as an object, not a dict: an attribute that no dict has, ``vars()`` of
+        it, or a name bound once to it and used so."""
+        parent = self.src.parent(entry)
+        if isinstance(parent, ast.Attribute) and parent.value is entry:
+            return not parent.attr.startswith("__") and parent.attr not in self.DICT_METHODS
+        if isinstance(parent, ast.Call) and last_name(parent.func) == "vars" and parent.args == [entry]:
+            return True
+        if (
+            depth == 0
+            and isinstance(parent, ast.Assign)
+            and parent.value is entry
+            and len(parent.targets) == 1
+            and isinstance(parent.targets[0], ast.Name)
+        ):
+            target = parent.targets[0]
+            scope = self.src.function_or_module(parent)
+            if len(self.src.bindings.get(scope, {}).get(target.id, [])) != 1:
+                return False
+            return any(
+                isinstance(n, ast.Name)
+                and n.id == target.id
+                and isinstance(n.ctx, ast.Load)
+                and self.used_as_object(n, depth + 1)
+                for n in own_nodes(scope)
+            )
+        return False
+
+    def reads_args_object(self, load: ast.Call) -> bool:
+        """The load's ``"args"`` entry is used as an object (see the class docstring)."""
+        parent = self.src.parent(load)
+        if self.args_entry(parent, None) and getattr(parent, "value", None) is load:
+            return self.used_as_object(parent)  # type: ignore[arg-type]
+        if not (isinstance(parent, ast.Assign) and len(parent.targets) == 1 and parent.value is load):
+            return False
+        name = dotted(parent.targets[0])
+        if name is None:
+            return False
+        scope = self.src.function_or_module(load)
+        if keyed(self.src, scope).reads.get(name, set()).isdisjoint(self.ARGS_KEYS):
+            return False  # (decided from the scope's keyed reads, walked once)
+        return any(self.args_entry(n, name) and self.used_as_object(n) for n in own_nodes(scope))
+
     def allow_listed(self, load: ast.Call) -> bool:
         for a in self.src.ancestors(load):
             if isinstance(a, (ast.With, ast.AsyncWith)) and any(
@@ -2761,6 +3185,12 @@ class NamespaceInCheckpoint(Rule):
     def finish(self) -> None:
         if not self.loads or "TORCH_FORCE_NO_WEIGHTS_ONLY_LOAD" in self.src.code:
             return
+        if "'args'" in self.src.code or '"args"' in self.src.code:
+            objects = [load for load in self.loads if self.reads_args_object(load)]
+            self.loads = [load for load in self.loads if load not in objects]
+            for load in objects:
+                if not self.allow_listed(load):
+                    self.report(load)
         keys: set[str] = set()
         paths: set[str] = set()
         for save in self.saves:
@@ -2885,9 +3315,9 @@ class LossDataIndex(Rule):
     """``x.data[0]`` where ``x`` is a reduced loss: a call (or a name bound only to calls) of a loss function
     (``F.mse_loss(...)``) or of a criterion built from a ``torch.nn`` loss class (``criterion =
     nn.CrossEntropyLoss().cuda()``), with ``reduction`` absent, ``"mean"`` or ``"sum"`` and no legacy
-    ``size_average``/``reduce``; or a name with ``loss`` in it that the same function backpropagates with a
-    bare ``x.backward()`` (only a one-element tensor can be). ``--fix`` writes ``x.item()`` where the loss
-    is one of those calls: the index could only raise there."""
+    ``size_average``/``reduce``, or a whole-tensor ``.mean()``/``.sum()``; or a name with ``loss`` in it
+    that the same function backpropagates with a bare ``x.backward()`` (only a one-element tensor can be).
+    ``--fix`` writes ``x.item()`` where the loss is one of those calls: the index could only raise there."""
 
     @staticmethod
     def reduced(call: ast.Call) -> bool:
@@ -2899,9 +3329,12 @@ class LossDataIndex(Rule):
         )
 
     def loss_call(self, node: ast.AST) -> bool:
-        """``node`` calls a loss that returns a 0-dim tensor."""
+        """``node`` calls a loss that returns a 0-dim tensor, or reduces a whole tensor to one
+        (``out.pow(2).mean()``, ``x.sum()``: no ``dim``)."""
         if not isinstance(node, ast.Call) or has_star_args(node):
             return False
+        if (method_call(node, "mean") or method_call(node, "sum")) and not node.args and not node.keywords:
+            return True
         if self.src.calls(node, LOSS_FUNCTIONS):
             return self.reduced(node)
         makers = [node.func] if isinstance(node.func, ast.Call) else self.src.values(node.func)
