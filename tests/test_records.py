@@ -222,9 +222,7 @@ def test_gpu_outputs_one_block_per_cell_and_record():
     blocks = gpu_outputs(Matrix([rec], {"10_x": "new"}), "10_x", {"C2": 4, "C3": 4})
     assert list(blocks) == [4]  # C9 is no longer in the notebook: not shown
     text = blocks[4]
-    assert (
-        text.count("the check above printed") == 1 and "NVIDIA H200, torch 2.11.0+cu130, 2026-11-28" in text
-    )
+    assert text.count("this check printed") == 1 and "NVIDIA H200, torch 2.11.0+cu130, 2026-11-28" in text
     assert "earlier version of this page" in text  # the record ran other sources than the page shows
     assert "````text" in text  # the fence is longer than any run of backticks in the output
     assert gpu_outputs(Matrix([]), "10_x", {"C2": 4}) == {}

@@ -701,12 +701,13 @@ def _cold_bytes(browser, url: str) -> tuple[int, list[str]]:
 
 
 def test_pages_and_site_are_light(site, base_url, browser):
-    """A notebook page without math weighs <= 1.25 MiB on a cold load (and loads no MathJax); the site <= 20
+    """A notebook page without math weighs <= 1.25 MiB on a cold load (and loads no MathJax); the site <= 22
     MiB with no doctrees, build info, source maps or unrendered templates. (13 MiB and 1 MiB until the
     notebooks were laid out lesson first: each page now shows the outputs its prose uses and ships its
-    folded checks; 17.1 MiB, the heaviest page 1.10 MiB, uncompressed as a plain file server sends it.)"""
+    folded checks; 17.1 MiB, the heaviest page 1.10 MiB, uncompressed as a plain file server sends it;
+    20.2 MiB with notebook 16's 25 more reproduced errors and the section questions of the search index.)"""
     total = sum(p.stat().st_size for p in site.rglob("*") if p.is_file())
-    assert total <= 20 * 2**20, f"site is {total / 2**20:.1f} MiB"
+    assert total <= 22 * 2**20, f"site is {total / 2**20:.1f} MiB"
     shipped = [str(p.relative_to(site)) for p in site.rglob("*") if p.is_file()]
     junk = [p for p in shipped if p.endswith((".map", "_t")) or ".doctrees" in p or p.endswith(".buildinfo")]
     assert not junk and not any(p.endswith("macros.html") for p in shipped), junk[:5]

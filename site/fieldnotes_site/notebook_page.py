@@ -203,14 +203,15 @@ def is_tabular(text: str) -> bool:
     return len(lines) >= 3 and sum(bool(_COLUMN_GAP.search(ln)) for ln in lines) >= 2
 
 
-_BREAK_AFTER = re.compile(r"(?<=[._/(,=:;\]-])(?=[^\s._/(,=:;\]-])")
+_BREAK_AFTER = re.compile(r"(?<=[._/(,=:;\]-])(?=[^\s._/(,=:;\]-])|(?<=[a-z])(?=[A-Z][a-z])")
 _LONG = re.compile(r"\S{16,}")
 
 
 def table_breaks(app: Sphinx, doctree: nodes.document, docname: str) -> None:
     """In tables, a long token (code, a call, a path: 16 characters or more) may break after ``.``, ``_``,
-    ``/``, ``(``, ``,``, ``=``, ``:``, ``;``, ``]`` or ``-`` (a ``<wbr>``), and only there: columns stay as
-    narrow as their words, and no word is broken mid-word."""
+    ``/``, ``(``, ``,``, ``=``, ``:``, ``;``, ``]`` or ``-``, or between the words of a CamelCase name
+    (``Backend<wbr>Compiler<wbr>Failed``), a ``<wbr>``, and only there: columns stay as narrow as their
+    words, and no word is broken mid-word."""
     for table in doctree.findall(nodes.table):
         for text in list(table.findall(nodes.Text)):
             if isinstance(text.parent, nodes.raw) or not _LONG.search(str(text)):
