@@ -335,9 +335,9 @@ class Source:
         return owner if isinstance(owner, ast.ClassDef) else None
 
     # ------------------------------------------------------------------------------------ names
-    def lookup(self, name: str, node: ast.AST) -> list[Binding] | None:
-        """The bindings of ``name`` as seen from ``node`` (Python's scoping: a class body is not seen from
-        its methods); None if nothing in the file binds it."""
+    def binding_scope(self, name: str, node: ast.AST) -> ast.AST | None:
+        """The scope whose bindings of ``name`` are the ones seen from ``node`` (Python's scoping: a class
+        body is not seen from its methods); None if nothing in the file binds it."""
         innermost = True
         for a in self.ancestors(node):
             if not isinstance(a, (*SCOPES, *COMPREHENSIONS)):
@@ -345,10 +345,15 @@ class Source:
             if isinstance(a, ast.ClassDef) and not innermost:
                 continue
             innermost = False
-            found = self.bindings.get(a, {}).get(name)
-            if found:
-                return found
+            if self.bindings.get(a, {}).get(name):
+                return a
         return None
+
+    def lookup(self, name: str, node: ast.AST) -> list[Binding] | None:
+        """The bindings of ``name`` as seen from ``node`` (see :meth:`binding_scope`); None if nothing in the
+        file binds it."""
+        scope = self.binding_scope(name, node)
+        return None if scope is None else self.bindings[scope][name]
 
     def qnames(self, node: ast.AST, _depth: int = 0) -> set[str]:
         """Fully qualified names of a Name/Attribute, through imports and plain assignments

@@ -20,7 +20,6 @@ from typing import TYPE_CHECKING, Any
 from fieldnotes.check.base import (
     COMPREHENSIONS,
     REGISTRY,
-    SCOPES,
     Rule,
     RuleInfo,
     Source,
@@ -237,17 +236,8 @@ def assigned(src: Source, name: ast.Name) -> list[ast.expr] | None:
 
 
 def binding_scope(src: Source, name: ast.Name) -> ast.AST | None:
-    """The scope whose bindings of ``name`` are the ones seen where it is used (as :meth:`Source.lookup`)."""
-    innermost = True
-    for a in src.ancestors(name):
-        if not isinstance(a, (*SCOPES, *COMPREHENSIONS)):
-            continue
-        if isinstance(a, ast.ClassDef) and not innermost:
-            continue
-        innermost = False
-        if src.bindings.get(a, {}).get(name.id):
-            return a
-    return None
+    """The scope whose bindings of ``name`` are seen where it is used (:meth:`Source.binding_scope`)."""
+    return src.binding_scope(name.id, name)
 
 
 def parameter(fn: ast.AST, name: str) -> tuple[int | None, ast.expr | None] | None:
