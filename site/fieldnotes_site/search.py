@@ -146,7 +146,8 @@ def section_records(
                     "heading": heading,
                     "parent": "" if top or not isinstance(parent, nodes.section) else parent[0].astext(),
                     "text": _own_text(section),
-                    "ask": " ".join(asks.get(heading.split(" ", 1)[0], [])),
+                    # the page's title ("16 · Error gallery") is not section 16
+                    "ask": "" if top else " ".join(asks.get(heading.split(" ", 1)[0], [])),
                 }
             )
     return out
