@@ -719,46 +719,57 @@ def test_pages_and_site_are_light(site, base_url, browser):
         assert not any("mathjax" in u for u in urls), f"{path.stem} loads MathJax"
 
 
-QUESTIONS = Path(__file__).parent / "data" / "questions.tsv"
+QUESTIONS = Path(__file__).parent / "data"
+#: right section first, at least: the held-out set (never tuned on) and the set the weights were tuned on
+QUESTION_FLOORS = {"questions.tsv": 0.42, "questions_tuning.tsv": 0.52}
 
 
-def _questions() -> list[dict[str, str]]:
-    with open(QUESTIONS, newline="", encoding="utf-8") as f:
+def _questions(name: str = "questions.tsv") -> list[dict[str, str]]:
+    with open(QUESTIONS / name, newline="", encoding="utf-8") as f:
         return list(csv.DictReader(f, delimiter="\t"))
 
 
 def test_questions_land_on_the_section_that_answers_them(site, base_url, browser):
-    """Plain questions as readers ask them in public threads (tests/data/questions.tsv: the question, the
-    thread it comes from, the notebook and the section heading that answers it; a hit inside that section,
-    one of its subsections, counts). Issue 26 asks for 90 % right section first; lexical ranking over the
-    sections' own words reached 16 of 55, and with the questions each section answers
-    (site/section_questions.tsv, written without seeing this set) 23-24 of 55 (measured:
-    _build/questions.json), so this holds 38 % against regressions until the ranking improves. The
-    first hit's link opens the page scrolled to its section, the words marked."""
-    rows = _questions()
-    assert len(rows) >= 40 and all(r["url"].startswith("https://") for r in rows)
+    """Plain questions as readers ask them in public threads (tests/data/questions.tsv and
+    questions_tuning.tsv: the question, the thread it comes from, the notebook and the section heading that
+    answers it; a hit inside that section, one of its subsections, counts). Issue 26 asks for 90 % right
+    section first. Measured (_build/questions.json): lexical ranking over the sections' own words 16 of the
+    55 held-out questions; with the questions each section answers as one more field (about 2.5 per
+    section, written without seeing either set) 23 of 55, and 34 of the 76 of the second set; matching each
+    of those questions on its own (about 6 per section; the weights tuned on the second set only) 25 of 55
+    and 44 of 76. The floors hold these against regressions until the ranking improves. The first hit's
+    link opens the page scrolled to its section, the words marked."""
+    measured = {}
     v = Visit(browser, base_url + "search.html", wait="load")
     try:
         page = v.page
         page.wait_for_function("() => !!(window.FieldnotesSearch && window.FieldnotesSearch.matchSections)")
-        firsts = page.evaluate(
-            "qs => qs.map(q => { const h = window.FieldnotesSearch.matchSections(q)[0];"
-            " return h ? [h.page, h.heading, h.parent] : ['', '', '']; })",
-            [r["question"] for r in rows],
-        )
+        for name, floor in QUESTION_FLOORS.items():
+            rows = _questions(name)
+            assert len(rows) >= 40 and all(r["url"].startswith("https://") for r in rows), name
+            firsts = page.evaluate(
+                "qs => qs.map(q => { const h = window.FieldnotesSearch.matchSections(q)[0];"
+                " return h ? [h.page, h.heading, h.parent] : ['', '', '']; })",
+                [r["question"] for r in rows],
+            )
+            wrong = []
+            stems = {p.name[:2]: p.stem for p in notebook_paths()}
+            for row, (page_, heading, parent) in zip(rows, firsts):
+                expected = (f"notebooks/{stems[row['notebook']]}.html", row["section"])
+                if (page_, heading) != expected and (page_, parent) != expected:
+                    wrong.append(
+                        f"{row['question']!r}: {heading!r}, expected {row['notebook']} {row['section']!r}"
+                    )
+            right = len(rows) - len(wrong)
+            measured[name] = {"right": right, "of": len(rows), "wrong": wrong}
+            assert right >= floor * len(rows), (
+                f"{name}: {right}/{len(rows)} right first; wrong: " + "; ".join(wrong)
+            )
     finally:
         v.close()
-    wrong = []
-    stems = {p.name[:2]: p.stem for p in notebook_paths()}
-    for row, (page_, heading, parent) in zip(rows, firsts):
-        expected = (f"notebooks/{stems[row['notebook']]}.html", row["section"])
-        if (page_, heading) != expected and (page_, parent) != expected:
-            wrong.append(f"{row['question']!r}: {heading!r}, expected {row['notebook']} {row['section']!r}")
-    right = len(rows) - len(wrong)
-    (site.parent / "questions.json").write_text(json.dumps({"right": right, "of": len(rows), "wrong": wrong}))
-    assert right >= 0.38 * len(rows), f"{right}/{len(rows)} right section first; wrong: " + "; ".join(wrong)
+        (site.parent / "questions.json").write_text(json.dumps(measured, indent=1))
+    row = _questions()[0]
     # the first hit's link opens the page at its section, the question's words highlighted
-    row = rows[0]
     v = Visit(browser, base_url + "search.html?q=" + quote(row["question"]), wait="load")
     try:
         link = v.page.locator("#fieldnotes-section-hits a").first

@@ -8,7 +8,9 @@
       exception class occurs. The best entries are listed first and link to the reproducing cell.
    2. Section search: a question is ranked against every section of the notebooks (BM25F over its heading,
       its page's title with the parent heading, and its own text: prose, visible code, claim statements;
-      window.FIELDNOTES_SECTIONS, written by the build). A word no section has is ignored, a word a
+      window.FIELDNOTES_SECTIONS, written by the build), plus how closely it matches the questions the
+      section answers (site/section_questions.tsv and the page's own "What you will learn": TF-IDF cosine
+      against each question, its two best). A word no section has is ignored, a word a
       section lacks only lowers its score. Each hit opens the page at that section, its words highlighted,
       under a snippet taken from the section's own text.
    3. Page search: Sphinx requires every query word to be in a page, so a paste with a number, a shape, a
@@ -233,33 +235,48 @@
       )).has(w),
   };
   // Tunable weights: heading, page title + parent heading, own text; the page's own relevance (a question
-  // first picks its notebook, then the section in it); BM25's k1 and length normalisation b.
-  const W = { h: 3, p: 1, b: 1, q: 2, page: 0.5, k1: 1.2, len: 0.75 };
-  const FIELD_KEYS = ["h", "p", "b", "q"]; // q: the page's "What you will learn" questions for the section
+  // first picks its notebook, then the section in it); BM25's k1 and length normalisation b; ask: how much
+  // the section's questions count (their best matches) beside its own words. Tuned on
+  // tests/data/questions_tuning.tsv, never on the held-out tests/data/questions.tsv.
+  const W = { h: 3, p: 1, b: 1, page: 0.25, k1: 1.2, len: 0.75, ask: 3 };
+  const FIELD_KEYS = ["h", "p", "b"];
   let sections = null;
   let pages = null;
+  let asks = null; // every question a section answers: { s: section index, v: unit TF-IDF vector }
+  const askIndex = new Map(); // word -> [[question number, weight]]
+  const askIdf = new Map();
   const sdf = new Map();
   const pdf = new Map();
-  const avg = { h: 1, p: 1, b: 1, q: 1, page: 1 };
+  const avg = { h: 1, p: 1, b: 1, page: 1 };
   const counts = (ws) => ws.reduce((m, w) => m.set(w, (m.get(w) || 0) + 1), new Map());
+  // a question as a unit vector: log-scaled counts times the idf over all the sections' questions
+  const unit = (tf) => {
+    const v = [...tf].filter(([w]) => askIdf.has(w)).map(([w, n]) => [w, (1 + Math.log(n)) * askIdf.get(w)]);
+    const len = Math.sqrt(v.reduce((a, [, x]) => a + x * x, 0)) || 1;
+    return v.map(([w, x]) => [w, x / len]);
+  };
   const buildSections = () => {
     sections = (window.FIELDNOTES_SECTIONS || []).map((s) => {
       // a page's top (its title) and its summaries restate every section: they rank below the section itself
       const summary = !s.anchor || /^(Takeaways|Corrections)$/.test(s.heading);
-      const f = {
-        h: s.anchor ? words(s.heading) : [],
-        p: words(`${s.title} ${s.parent}`),
-        b: words(s.text),
-        q: words(s.ask || ""),
-      };
+      const f = { h: s.anchor ? words(s.heading) : [], p: words(`${s.title} ${s.parent}`), b: words(s.text) };
       const tf = Object.fromEntries(FIELD_KEYS.map((k) => [k, counts(f[k])]));
       const len = Object.fromEntries(FIELD_KEYS.map((k) => [k, f[k].length]));
-      return { ...s, tf, weight: summary ? 0.7 : 1, len };
+      const qs = (s.asks || []).map((q) => counts(words(q).filter((w) => !ASK.has(w)))).filter((c) => c.size);
+      return { ...s, tf, weight: summary ? 0.7 : 1, len, qs };
     });
     sections.forEach((s) =>
-      new Set(FIELD_KEYS.flatMap((k) => [...s.tf[k].keys()])).forEach((w) => sdf.set(w, (sdf.get(w) || 0) + 1))
+      new Set([...FIELD_KEYS.flatMap((k) => [...s.tf[k].keys()]), ...s.qs.flatMap((c) => [...c.keys()])]).forEach(
+        (w) => sdf.set(w, (sdf.get(w) || 0) + 1)
+      )
     );
     FIELD_KEYS.forEach((k) => (avg[k] = sections.reduce((a, s) => a + s.len[k], 0) / (sections.length || 1) || 1));
+    // the questions: each one a document of its own
+    asks = sections.flatMap((s, i) => s.qs.map((tf) => ({ s: i, tf })));
+    const qdf = new Map();
+    asks.forEach((q) => q.tf.forEach((_, w) => qdf.set(w, (qdf.get(w) || 0) + 1)));
+    qdf.forEach((d, w) => askIdf.set(w, Math.log(asks.length / d)));
+    asks.forEach((q, j) => unit(q.tf).forEach(([w, x]) => askIndex.set(w, [...(askIndex.get(w) || []), [j, x]])));
     // each page as one document: its title, headings and text
     const byPage = new Map();
     sections.forEach((s) => {
@@ -275,6 +292,21 @@
   const bm25 = (tf, idf) => (idf * tf) / (W.k1 + tf);
   const idfOf = (n, df) => Math.log(1 + (n - df + 0.5) / (df + 0.5));
   const questionTerms = (q) => [...new Set(words(q))].filter((w) => !ASK.has(w) && sdf.has(w));
+  // how well a question matches each section's own questions: the mean cosine of its two best matches
+  // (a section that one of its questions matches well, and a second one too, beats a single lucky match)
+  const askScores = (q) => {
+    const dot = new Map();
+    unit(counts(words(q).filter((w) => !ASK.has(w)))).forEach(([w, x]) =>
+      (askIndex.get(w) || []).forEach(([j, y]) => dot.set(j, (dot.get(j) || 0) + x * y))
+    );
+    const best = new Map();
+    dot.forEach((c, j) => {
+      const i = asks[j].s;
+      const [a, b] = best.get(i) || [0, 0];
+      best.set(i, c > a ? [c, a] : [a, Math.max(b, c)]);
+    });
+    return new Map([...best].map(([i, [a, b]]) => [i, (a + b) / 2]));
+  };
   const matchSections = (q) => {
     if (sections === null) buildSections();
     const terms = questionTerms(q);
@@ -289,21 +321,25 @@
       pageScore.set(name, score);
     });
     const best = Math.max(1e-9, ...pageScore.values());
-    return sections
-      .map((s) => {
-        let score = 0;
-        terms.forEach((w) => {
-          // BM25F: field-weighted, length-normalised term frequency, times the idf
-          let tf = 0;
-          FIELD_KEYS.forEach((k) => {
-            const t = s.tf[k].get(w) || 0;
-            if (t) tf += (W[k] * t) / (1 - W.len + (W.len * s.len[k]) / avg[k]);
-          });
-          if (tf) score += bm25(tf, idfOf(n, sdf.get(w)));
+    const own = sections.map((s) => {
+      let score = 0;
+      terms.forEach((w) => {
+        // BM25F: field-weighted, length-normalised term frequency, times the idf
+        let tf = 0;
+        FIELD_KEYS.forEach((k) => {
+          const t = s.tf[k].get(w) || 0;
+          if (t) tf += (W[k] * t) / (1 - W.len + (W.len * s.len[k]) / avg[k]);
         });
-        if (score > 0) score += W.page * (pageScore.get(s.page) / best) * terms.length;
-        return { s, score: score * s.weight };
-      })
+        if (tf) score += bm25(tf, idfOf(n, sdf.get(w)));
+      });
+      if (score > 0) score += W.page * (pageScore.get(s.page) / best) * terms.length;
+      return score * s.weight;
+    });
+    // the section's own words (relative to the best section's) plus its questions' best matches
+    const top = Math.max(1e-9, ...own);
+    const asked = askScores(q);
+    return sections
+      .map((s, i) => ({ s, score: own[i] / top + W.ask * (asked.get(i) || 0) }))
       .filter((h) => h.score > 0)
       .sort((a, b) => b.score - a.score)
       .map((h) => ({ ...h.s, score: h.score }));

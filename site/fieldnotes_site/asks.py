@@ -4,8 +4,9 @@ The section search (``_static/fieldnotes-search.js``) ranks a reader's question 
 reader's words often differ from the section's own ("reshape vs view", "why is my dropout output
 scaled?"). Each row of the file gives one question a section answers: ``notebook`` (two digits),
 ``section`` (its number as in the heading, ``1.2`` or ``3``) and ``question``. They were written from the
-notebooks alone, by a writer who did not see the question test set (``tests/data/questions.tsv``), so that
-set still measures the search honestly. The search index adds them to the section's "ask" field.
+notebooks alone, by writers who did not see the question test sets (``tests/data/questions*.tsv``), so those
+sets still measure the search honestly. The search index adds them to the section's ``asks``: the search
+page matches a question against each of them (and against the section's own words).
 """
 
 from __future__ import annotations

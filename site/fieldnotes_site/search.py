@@ -120,7 +120,8 @@ def section_records(
     extra_asks: dict[tuple[str, str], list[str]] | None = None,
 ) -> list[dict[str, str]]:
     """One record per section of the given pages (``docname -> page title`` in ``titles``): its page, anchor,
-    heading, parent heading, own text and the questions it answers, for the search page's section ranking:
+    heading, parent heading, own text and the questions it answers (a list), for the search page's section
+    ranking:
     the page's "What you will learn" questions that point to it and those of ``extra_asks``
     (``(notebook, section number) -> questions``, from :mod:`.asks`)."""
     out = []
@@ -147,7 +148,7 @@ def section_records(
                     "parent": "" if top or not isinstance(parent, nodes.section) else parent[0].astext(),
                     "text": _own_text(section),
                     # the page's title ("16 · Error gallery") is not section 16
-                    "ask": "" if top else " ".join(asks.get(heading.split(" ", 1)[0], [])),
+                    "asks": [] if top else asks.get(heading.split(" ", 1)[0], []),
                 }
             )
     return out
