@@ -14,8 +14,13 @@ from fieldnotes.check.rules import RULES
 from ..base import MEASURED, rule_label
 from ..docnodes import _Directive, block, emph, para, strong, table, text_nodes
 
-#: The section titles of the measurements in ``fieldnotes/check/measured/`` and ``.../fresh/``.
-MEASUREMENTS = ("Measured on public code", "Measured again, on code the rules were not written against")
+#: The measurements, oldest first: the folder under ``fieldnotes/check/measured/`` that holds its
+#: ``summary.json`` and ``sample.tsv``, its section title, and its column in the side-by-side table.
+MEASUREMENTS = (
+    ("", "Measured on public code", "first measurement"),
+    ("fresh", "Measured again, on code the rules were not written against", "fresh code"),
+    ("fresh2", "Measured a third time, after the fixes, on code nobody tuned them on", "after the fixes"),
+)
 
 
 class RulesDirective(_Directive):
@@ -48,15 +53,15 @@ class RulesDirective(_Directive):
         out: list[nodes.Node] = [
             table(["rule", "what it finds", "claim", "fix"], rows, ["fn-rules"], [12, 41, 9, 38])
         ]
-        runs = [
-            (folder, json.loads((folder / "summary.json").read_text(encoding="utf-8")))
-            for folder in (MEASURED, MEASURED / "fresh")
-            if (folder / "summary.json").exists()
-        ]
-        for (folder, m), title in zip(runs, MEASUREMENTS, strict=False):
-            out += self.measured(m, folder, title)
-        if len(runs) == 2:
-            out[-1] += self.compared(*runs)
+        runs = []  # (folder, section title, column title, summary) of each measurement there is
+        for sub, title, column in MEASUREMENTS:
+            folder = MEASURED / sub
+            if (folder / "summary.json").exists():
+                m = json.loads((folder / "summary.json").read_text(encoding="utf-8"))
+                runs.append((folder, title, column, m))
+                out += self.measured(m, folder, title)
+        if len(runs) > 1:
+            out[-1] += self.compared(runs)
         return out
 
     def measured(self, m: dict, folder: Path, title: str) -> list[nodes.Node]:
@@ -114,13 +119,13 @@ class RulesDirective(_Directive):
         )
         return [sec]
 
-    def compared(self, first: tuple[Path, dict], fresh: tuple[Path, dict]) -> nodes.section:
-        """Both measurements side by side: the labelled findings that are true (all, bug rules,
-        deprecation rules, each rule), the fresh one's recall on the idioms of issue 24, and TorchFix on
-        the same files."""
-        (f1, m1), (f2, m2) = first, fresh
-        deprecation = set(m2["deprecation_rules"])
-        samples = (read_sample(f1), read_sample(f2))
+    def compared(self, runs: list[tuple[Path, str, str, dict]]) -> nodes.section:
+        """The measurements side by side, one column each: the labelled findings that are true (all, bug
+        rules, deprecation rules, each rule), the recall on the idioms of issue 24 and TorchFix on the same
+        files, where a measurement has them."""
+        deprecation = set(runs[-1][3]["deprecation_rules"])
+        samples = [read_sample(folder) for folder, *_ in runs]
+        ms = [m for *_, m in runs]
 
         def true(keep: Callable[[str], bool]) -> list[str]:
             """'TP of labelled (precision)' in each sample, over the rules ``keep`` accepts."""
@@ -131,41 +136,57 @@ class RulesDirective(_Directive):
                 out.append(f"{tp} of {len(labels)} ({tp / len(labels):.0%})" if labels else "none")
             return out
 
+        def recall(m: dict, code: str) -> str:
+            if code not in m.get("recall", {}):
+                return "not measured"
+            found = m["recall"][code]
+            return f"{sum(i['caught'] for i in found)} of {len(found)} caught" if found else "no instance"
+
+        def torchfix(m: dict) -> str:
+            if "torchfix" not in m:
+                return "not recorded"
+            found = m["torchfix"]["findings"]
+            by_rule = ", ".join(f"{c} {n}" for c, n in sorted(found.items()))
+            return f"{sum(found.values())} ({by_rule})"
+
+        def cpu(m: dict) -> str:
+            ours = f"{sum(r['cpu_seconds'] for r in m['repos']):.1f} s"
+            return f"{ours}; TorchFix {m['torchfix']['cpu_seconds']:.1f} s" if "torchfix" in m else ours
+
         rows: list[list] = [
-            ["repositories, lines", *(f"{len(m['repos'])}, {m['totals']['lines']:,}" for m in (m1, m2))],
-            ["time per 10,000 lines", *(f"{m['totals']['seconds_per_10k_lines']:.2f} s" for m in (m1, m2))],
+            ["repositories, lines", *(f"{len(m['repos'])}, {m['totals']['lines']:,}" for m in ms)],
+            ["time per 10,000 lines", *(f"{m['totals']['seconds_per_10k_lines']:.2f} s" for m in ms)],
             ["labelled findings, true", *true(lambda code: True)],
             ["bug rules", *true(lambda code: code not in deprecation)],
             ["deprecation rules", *true(lambda code: code in deprecation)],
         ]
         for code in sorted({r["rule"] for sample in samples for r in sample}):
             rows.append([nodes.literal(code, code), *true(lambda c, code=code: c == code)])
-        for code, found in m2["recall"].items():
-            caught = sum(i["caught"] for i in found)
-            recall = f"{caught} of {len(found)} caught" if found else "no instance"
-            rows.append([["recall ", nodes.literal(code, code)], "not measured", recall])
-        tf = m2["torchfix"]
-        cpu = [sum(r["cpu_seconds"] for r in m["repos"]) for m in (m1, m2)]
-        by_rule = ", ".join(f"{c} {n}" for c, n in sorted(tf["findings"].items()))
+        for code in dict.fromkeys(code for m in ms for code in m.get("recall", {})):
+            rows.append([["recall ", nodes.literal(code, code)], *(recall(m, code) for m in ms)])
+        version = next(m["torchfix"]["version"] for m in ms if "torchfix" in m)
         rows += [
+            [f"TorchFix {version} findings", *(torchfix(m) for m in ms)],
             [
-                f"TorchFix {tf['version']} findings",
-                "not recorded",
-                f"{sum(tf['findings'].values())} ({by_rule})",
+                "on the same line as ours",
+                *(str(m["torchfix"]["overlap"]) if "torchfix" in m else "not recorded" for m in ms),
             ],
-            ["on the same line as ours", "not recorded", str(tf["overlap"])],
-            ["CPU time", f"{cpu[0]:.1f} s", f"{cpu[1]:.1f} s; TorchFix {tf['cpu_seconds']:.1f} s"],
+            ["CPU time", *(cpu(m) for m in ms)],
         ]
-        sec = nodes.section(ids=["both-measurements"], names=["both measurements"])
-        sec += nodes.title("", "Both measurements")
+        sec = nodes.section(ids=["all-measurements"], names=["all measurements"])
+        sec += nodes.title("", "All measurements")
         sec += para(
             "The labelled findings that are true, overall and per rule (bug rules: all but the "
-            f"deprecated spellings, {', '.join(sorted(deprecation))}); then, for the fresh code, the recall "
-            "on the idioms real code uses (every instance a rule should catch, and whether it did, is "
-            "listed in its summary.json) and TorchFix run on the same files.",
+            f"deprecated spellings, {', '.join(sorted(deprecation))}); then, where a measurement has them, "
+            "the recall on the idioms real code uses (every instance a rule should catch, and whether it "
+            "did, is listed in its summary.json) and TorchFix run on the same files.",
         )
+        width = 72 // len(runs)
         sec += table(
-            ["", "first measurement", "fresh code"], [(r, []) for r in rows], ["fn-compared"], [34, 33, 33]
+            ["", *(column for _, _, column, _ in runs)],
+            [(r, []) for r in rows],
+            ["fn-compared"],
+            [100 - width * len(runs), *[width] * len(runs)],
         )
         return sec
 
