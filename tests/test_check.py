@@ -177,6 +177,18 @@ CASES: dict[str, tuple[list[str], list[str]]] = {
             x = torch.Tensor(np.zeros(3))
             """,
             "t = torch.Tensor(2, 3)",
+            # read before anything fills it: printed uninitialised (uvadlc's and NYU-DLSP20's tutorials),
+            # one row set outside a loop, filled only later
+            """
+            x = torch.Tensor(2, 3, 4)
+            print(x)
+            x.random_(10)
+            """,
+            """
+            buf = torch.Tensor(4, 2)
+            buf[0] = 1.0
+            y = buf.sum()
+            """,
             """
             import numpy as np
             a = np.arange(6.0)
@@ -277,6 +289,31 @@ CASES: dict[str, tuple[list[str], list[str]]] = {
                     super().__init__()
                     self.register_buffer(name="kernel", tensor=torch.Tensor(1, 1, 3, 3), persistent=False)
                     nn.init.constant_(self.kernel, 1 / 9)
+            """,
+            # sizes meant as a shape, every value written before anything reads one (the third
+            # measurement's false positives: NYU-DLSP20's tensor tutorial, VAE and gated-GCN notebooks)
+            "x = torch.Tensor(5).random_(10)",
+            """
+            def collate(samples):
+                graphs, labels = map(list, zip(*samples))
+                sizes_n = [graph.number_of_nodes() for graph in graphs]
+                snorm_n = [torch.FloatTensor(size, 1).fill_(1 / size) for size in sizes_n]
+                return torch.cat(snorm_n).sqrt()
+            """,
+            """
+            N = 16
+            code = torch.Tensor(N, 20).to(device)
+            sample = torch.Tensor(N, 28, 28).to(device)
+            for i in range(N):
+                code[i] = i / (N - 1) * mu[B].data + (1 - i / (N - 1)) * mu[A].data
+            sample = model.decoder(code)
+            display_images(None, sample, N // 4, count=True)
+            """,
+            """
+            w = torch.Tensor(3, 4)
+            w.uniform_(-0.1, 0.1)
+            b = torch.FloatTensor(4)
+            nn.init.zeros_(b)
             """,
         ],
     ),
@@ -426,6 +463,82 @@ CASES: dict[str, tuple[list[str], list[str]]] = {
     ),
     "FNC008": (
         [
+            # the pending backward of 02-C15: a computation reads the tensor, .data changes it, a backward
+            # of that computation follows
+            """
+            a = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+            out = a.sigmoid()
+            out.data.zero_()
+            out.sum().backward()
+            """,
+            """
+            def sigmoid_grad(use_data):
+                a = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+                out = a.sigmoid()
+                (out.data if use_data else out.detach()).zero_()
+                out.sum().backward()
+                return a.grad
+            """,
+            """
+            def step(x, w):
+                y = (x @ w).sum()
+                w.data.mul_(2)
+                y.backward()
+            """,
+            """
+            h = layer(x)
+            layer.weight.data -= 0.1
+            h.sum().backward()
+            """,
+            """
+            def penalty(w, x):
+                y = torch.tanh(x * w).sum()
+                w.data.clamp_(0, 1)
+                return torch.autograd.grad(y, w)
+            """,
+            """
+            w.data = w.data - lr * w.grad
+            y = model(x, w)
+            w.data = w.data - lr * w.grad
+            y.backward()
+            """,
+            # a copy through .data where a graph that read the weights is pending: in a loop that trains,
+            # behind an if, or in a training_step that returns its loss
+            """
+            for x, y in loader:
+                out = model(x)
+                model.weight.data.copy_(ema_weight)
+                loss = criterion(out, y)
+                loss.backward()
+            """,
+            """
+            for x, y in loader:
+                out = model(x)
+                if use_ema:
+                    model.weight.data.copy_(ema_weight)
+                criterion(out, y).backward()
+            """,
+            """
+            class M(LightningModule):
+                def training_step(self, batch, idx):
+                    loss = self.model(batch).mean()
+                    self.model.weight.data.copy_(self.shadow)
+                    return loss
+            """,
+            """
+            class Net(nn.Module):
+                def train_step(self, x):
+                    out = self.fc(x).sum()
+                    self.fc.weight.data.mul_(0.5)
+                    out.backward()
+            """,
+        ],
+        [
+            "m.weight.data.normal_(0.0, 0.02)",
+            # no backward pending at the write (the third measurement's labeller: FP): a hand-written
+            # optimizer or SGD step after its backward, a standalone zero_, weights copied back after
+            # training, a step function whose computation never reads the tensor in sight (these fired
+            # before issue 24's third measurement)
             """
             def sgd(params, lr):
                 for p in params:
@@ -443,27 +556,11 @@ CASES: dict[str, tuple[list[str], list[str]]] = {
                 model(x).sum().backward()
                 model.weight.data.sub_(0.1 * model.weight.grad)
             """,
-            # a copy through .data where a graph may be pending: in a loop that trains, in a step function,
-            # in a training_step that returns its loss
-            """
-            for x, y in loader:
-                out = model(x)
-                model.weight.data.copy_(ema_weight)
-                loss = criterion(out, y)
-                loss.backward()
-            """,
             """
             def step(x):
                 out = model(x).sum()
                 w.data.copy_(w0)
                 out.backward()
-            """,
-            """
-            class M(LightningModule):
-                def training_step(self, batch, idx):
-                    loss = self.model(batch).mean()
-                    self.model.weight.data.copy_(self.shadow)
-                    return loss
             """,
             """
             for epoch in range(epochs):
@@ -473,7 +570,6 @@ CASES: dict[str, tuple[list[str], list[str]]] = {
                 for p, q in zip(model.parameters(), ema.parameters()):
                     p.data.copy_(q.data)
             """,
-            # a mapping also filled with a tensor: its .data is Tensor.data
             """
             from collections import namedtuple
             Slot = namedtuple("Slot", "name data")
@@ -485,16 +581,83 @@ CASES: dict[str, tuple[list[str], list[str]]] = {
                 loss.backward()
                 slots["w"].data.sub_(0.1 * slots["w"].grad)
             """,
-            # a model built by name, then trained before the update through .data
             """
             model = models.__dict__[arch]()
             for x in loader:
                 model(x).sum().backward()
                 model.fc.weight.data.sub_(lr * model.fc.weight.grad)
             """,
-        ],
-        [
-            "m.weight.data.normal_(0.0, 0.02)",
+            # the third measurement's false positives, shaped as the real code: a hand-written optimizer
+            # (NYU-DLSP20 extra/optimization), Langevin sampling steps on an input (uvadlc tutorial 8), a
+            # weight mask applied in forward (uvadlc tutorial 12), a _reset_parameters called from
+            # __init__ (uvadlc tutorial 6), WGAN weight clipping after the critic's step
+            """
+            import math
+            class AdamOptimizer(Optim):
+                def my_step(self, p, state, group):
+                    grad = p.grad.data
+                    if len(state) == 0:
+                        state["m"] = torch.zeros_like(p.data)
+                        state["v"] = torch.zeros_like(p.data)
+                    m, v = state["m"], state["v"]
+                    m.mul_(group["momentum"]).add_(1 - group["momentum"], grad)
+                    v.mul_(group["alpha"]).addcmul_(1 - group["alpha"], grad, grad)
+                    denom = (v.sqrt() / math.sqrt(2)).add_(1e-8)
+                    p.data.addcdiv_(-group["lr"], m, denom)
+            """,
+            """
+            def generate_samples(model, inp_imgs, steps=60, step_size=10):
+                inp_imgs.requires_grad = True
+                noise = torch.randn(inp_imgs.shape, device=inp_imgs.device)
+                for _ in range(steps):
+                    noise.normal_(0, 0.005)
+                    inp_imgs.data.add_(noise.data)
+                    inp_imgs.data.clamp_(min=-1.0, max=1.0)
+                    out_imgs = -model(inp_imgs)
+                    out_imgs.sum().backward()
+                    inp_imgs.grad.data.clamp_(-0.03, 0.03)
+                    inp_imgs.data.add_(-step_size * inp_imgs.grad.data)
+                    inp_imgs.grad.detach_()
+                    inp_imgs.grad.zero_()
+                    inp_imgs.data.clamp_(min=-1.0, max=1.0)
+                return inp_imgs
+            """,
+            """
+            class MaskedConvolution(nn.Module):
+                def __init__(self, c_in, c_out, mask):
+                    super().__init__()
+                    self.conv = nn.Conv2d(c_in, c_out, 3, padding=1)
+                    self.register_buffer("mask", mask[None, None])
+                def forward(self, x):
+                    self.conv.weight.data *= self.mask
+                    return self.conv(x)
+            """,
+            """
+            class MultiheadAttention(nn.Module):
+                def __init__(self, input_dim, embed_dim):
+                    super().__init__()
+                    self.qkv_proj = nn.Linear(input_dim, 3 * embed_dim)
+                    self._reset_parameters()
+                def _reset_parameters(self):
+                    nn.init.xavier_uniform_(self.qkv_proj.weight)
+                    self.qkv_proj.bias.data.fill_(0)
+            """,
+            """
+            for x in loader:
+                d_loss = -D(x).mean() + D(G(z)).mean()
+                d_loss.backward()
+                d_opt.step()
+                for p in D.parameters():
+                    p.data.clamp_(-0.01, 0.01)
+            """,
+            # a read, then a backward, then the write: the backward already ran (an SGD step on the tensor)
+            """
+            for x in loader:
+                loss = (w * x).sum()
+                loss.backward()
+                w.data.sub_(0.1 * w.grad)
+                w.grad.zero_()
+            """,
             """
             def init_weights(m):
                 m.bias.data.zero_()
@@ -627,11 +790,63 @@ CASES: dict[str, tuple[list[str], list[str]]] = {
     ),
     "FNC009": (
         [
-            "w = torch.randn(3, requires_grad=True).cuda()",
-            "w = torch.zeros(2, requires_grad=True).to(device)",
-            "w = torch.tensor([1.0], requires_grad=True).double()",
+            # the non-leaf matters: its .grad is read, or an optimizer is given it
+            """
+            w = torch.randn(3, requires_grad=True).cuda()
+            (w * 2).sum().backward()
+            print(w.grad)
+            """,
+            """
+            w = torch.zeros(2, requires_grad=True).to(device)
+            opt = torch.optim.SGD([w], lr=0.1)
+            """,
+            """
+            w = torch.tensor([1.0], requires_grad=True).double()
+            try:
+                torch.optim.SGD([w], lr=0.1)
+            except ValueError as err:
+                print(err)
+            """,
+            "opt = torch.optim.Adam([torch.randn(3, requires_grad=True).cuda()], lr=1e-3)",
+            """
+            from torch.optim import AdamW
+            class Fit:
+                def __init__(self, device):
+                    self.scale = torch.ones(1, requires_grad=True).to(device)
+                    self.bias = torch.zeros(1, requires_grad=True).to(device)
+                    params = [self.scale]
+                    self.opt = AdamW([{"params": params}, {"params": [self.bias], "lr": 1e-2}])
+            """,
+            """
+            z = torch.randn(1, 128, requires_grad=True).cuda()
+            opt.add_param_group({"params": z})
+            """,
         ],
         [
+            # nothing reads the .grad or optimizes it: requires_grad=True merely redundant (the third
+            # measurement's false positives: Swin-Transformer's kernels/window_process/unit_test.py)
+            "w = torch.randn(3, requires_grad=True).cuda()",
+            "w = torch.zeros(2, requires_grad=True).to(device)",
+            """
+            import unittest
+            def copy_one_tensor(input, requires_grad=True):
+                return input.clone().detach().requires_grad_(requires_grad).cuda()
+            class Test_WindowProcess(unittest.TestCase):
+                def test_backward(self, dtype=torch.float32):
+                    input = torch.randn((2, 8, 8, 4), dtype=dtype, requires_grad=True).cuda()
+                    d_loss_tensor = torch.randn((2, 8, 8, 4), dtype=dtype, requires_grad=True).cuda()
+                    input1 = copy_one_tensor(input, True)
+                    expected = pyt_forward(input1)
+                    expected.backward(d_loss_tensor)
+                    grad1 = input1.grad
+                    self.assertTrue(torch.allclose(grad1, input1.grad))
+            """,
+            """
+            w = torch.randn(3, requires_grad=True).cuda()
+            opt = torch.optim.SGD(model.parameters(), lr=0.1)
+            v = torch.randn(3, requires_grad=True)
+            print(v.grad, (w * v).sum())
+            """,
             "w = torch.randn(3, device='cuda', requires_grad=True)",
             "w = torch.randn(3).cuda().requires_grad_()",
             "w = torch.randn(3, requires_grad=False).cuda()",
@@ -725,6 +940,15 @@ CASES: dict[str, tuple[list[str], list[str]]] = {
                     super().__init__()
                     self.blocks = {'a': nn.Conv2d(1, 1, 3)}
             """,
+            # wrapped in another method, or a copy of it wrapped: the list on self stays unregistered
+            """
+            class M(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.layers = [nn.Linear(4, 4), nn.ReLU()]
+                def build(self):
+                    return nn.Sequential(*self.layers)
+            """,
         ],
         [
             """
@@ -743,6 +967,42 @@ CASES: dict[str, tuple[list[str], list[str]]] = {
             class Builder:
                 def __init__(self):
                     self.layers = [nn.Linear(1, 1)]
+            """,
+            # wrapped before the method ends, so registered (the third measurement's false positive:
+            # contrastive-unpaired-translation's PixelDiscriminator)
+            """
+            import functools
+            class PixelDiscriminator(nn.Module):
+                def __init__(self, input_nc, ndf=64, norm_layer=nn.BatchNorm2d):
+                    super(PixelDiscriminator, self).__init__()
+                    if type(norm_layer) == functools.partial:
+                        use_bias = norm_layer.func == nn.InstanceNorm2d
+                    else:
+                        use_bias = norm_layer == nn.InstanceNorm2d
+                    self.net = [
+                        nn.Conv2d(input_nc, ndf, kernel_size=1, stride=1, padding=0),
+                        nn.LeakyReLU(0.2, True),
+                        nn.Conv2d(ndf, 1, kernel_size=1, stride=1, padding=0, bias=use_bias)]
+                    self.net = nn.Sequential(*self.net)
+                def forward(self, input):
+                    return self.net(input)
+            """,
+            """
+            class M(nn.Module):
+                def __init__(self, n):
+                    super().__init__()
+                    self.blocks = [nn.Linear(4, 4) for _ in range(n)]
+                    if n > 2:
+                        self.blocks.append(nn.ReLU())
+                    self.body = nn.ModuleList(self.blocks)
+            """,
+            """
+            class M(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.heads = [nn.Linear(8, 1), nn.Linear(8, 2)]
+                    for i, h in enumerate(self.heads):
+                        self.add_module(f"head{i}", h)
             """,
         ],
     ),
@@ -1461,6 +1721,25 @@ CASES: dict[str, tuple[list[str], list[str]]] = {
                     torch.save(state, "./checkpoint/ckpt.pth")
                     best_acc = acc
             """,
+            # a strip of ANOTHER checkpoint, the pre-trained weights loaded from another path, leaves this
+            # save's prefix in place (the third measurement's recall misses: SwAV's eval_linear.py and
+            # eval_semisup.py)
+            """
+            import os
+            def main(args):
+                model = resnet_models.__dict__[args.arch](output_dim=1000)
+                if os.path.isfile(args.pretrained):
+                    state_dict = torch.load(args.pretrained, map_location="cuda")
+                    if "state_dict" in state_dict:
+                        state_dict = state_dict["state_dict"]
+                    state_dict = {k.replace("module.", ""): v for k, v in state_dict.items()}
+                    model.load_state_dict(state_dict, strict=False)
+                model = model.cuda()
+                model = nn.parallel.DistributedDataParallel(model, device_ids=[args.gpu])
+                for epoch in range(args.epochs):
+                    save_dict = {"epoch": epoch + 1, "state_dict": model.state_dict()}
+                    torch.save(save_dict, os.path.join(args.dump_path, "checkpoint.pth.tar"))
+            """,
         ],
         [
             """
@@ -1564,6 +1843,26 @@ CASES: dict[str, tuple[list[str], list[str]]] = {
                 net = net.module
             def save(path):
                 torch.save(net.state_dict(), path)
+            """,
+            # a strip of this very checkpoint when resuming (the same path), or of the model's own state_dict
+            """
+            import os
+            def main(args):
+                model = Net().cuda()
+                model = nn.parallel.DistributedDataParallel(model, device_ids=[args.gpu])
+                path = os.path.join(args.out, "checkpoint.pth.tar")
+                if os.path.isfile(path):
+                    ckpt = torch.load(path, map_location="cpu")
+                    sd = {k.replace("module.", ""): v for k, v in ckpt["state_dict"].items()}
+                    model.module.load_state_dict(sd)
+                torch.save({"state_dict": model.state_dict()}, path)
+            """,
+            """
+            def main(args):
+                model = Net().cuda()
+                model = nn.DataParallel(model)
+                plain = {k[len("module."):]: v for k, v in model.state_dict().items()}
+                torch.save({"state_dict": model.state_dict(), "plain": plain}, "ckpt.pth")
             """,
         ],
     ),
@@ -1684,6 +1983,47 @@ CASES: dict[str, tuple[list[str], list[str]]] = {
                 return create_model(checkpoint["args"], dbinfo)
             """,
             "cfg = vars(torch.load(path, weights_only=True)['args'])",
+            # a config object that is no plain dict, passed in as a parameter and read by attribute where
+            # it is saved: Swin-Transformer's yacs CfgNode (utils.py), ConvNeXt's args (utils.py save_model)
+            """
+            import os
+            def load_checkpoint(config, model, optimizer, logger):
+                checkpoint = torch.load(config.MODEL.RESUME, map_location="cpu")
+                msg = model.load_state_dict(checkpoint["model"], strict=False)
+                if not config.EVAL_MODE and "optimizer" in checkpoint:
+                    optimizer.load_state_dict(checkpoint["optimizer"])
+                    config.defrost()
+                    config.TRAIN.START_EPOCH = checkpoint["epoch"] + 1
+                    config.freeze()
+            def save_checkpoint(config, epoch, model, optimizer, logger):
+                save_state = {"model": model.state_dict(), "optimizer": optimizer.state_dict(),
+                              "epoch": epoch, "config": config}
+                save_path = os.path.join(config.OUTPUT, f"ckpt_epoch_{epoch}.pth")
+                torch.save(save_state, save_path)
+            """,
+            """
+            from pathlib import Path
+            def save_model(args, epoch, model, model_without_ddp, optimizer):
+                output_dir = Path(args.output_dir)
+                for checkpoint_path in [output_dir / ("checkpoint-%s.pth" % epoch)]:
+                    to_save = {"model": model_without_ddp.state_dict(), "optimizer": optimizer.state_dict(),
+                               "epoch": epoch, "args": args}
+                    save_on_master(to_save, checkpoint_path)
+            def auto_load_model(args, model, model_without_ddp, optimizer):
+                if args.resume:
+                    checkpoint = torch.load(args.resume, map_location="cpu")
+                    model_without_ddp.load_state_dict(checkpoint["model"])
+            """,
+            """
+            from yacs.config import CfgNode as CN
+            _C = CN()
+            _C.LR = 0.1
+            def save(model, path):
+                torch.save({"model": model.state_dict(), "cfg": _C.clone()}, path)
+                torch.save({"model": model.state_dict(), "cfg": CN(new_allowed=True)}, path + ".b")
+            def resume(model, path):
+                model.load_state_dict(torch.load(path)["model"])
+            """,
         ],
         [
             # vars(args): plain types load by default
@@ -1750,6 +2090,20 @@ CASES: dict[str, tuple[list[str], list[str]]] = {
                 with torch.serialization.safe_globals([argparse.Namespace]):
                     ckpt = torch.load(path)
                 return build_model(ckpt["args"].arch)
+            """,
+            # a plain config dict, read by key, or a config key holding plain values
+            """
+            import json
+            def save_checkpoint(config, epoch, model):
+                torch.save({"model": model.state_dict(), "config": config, "epoch": epoch}, config["out"])
+            def load_checkpoint(config, model):
+                model.load_state_dict(torch.load(config["resume"])["model"])
+            """,
+            """
+            def save_model(args, model, path):
+                torch.save({"model": model.state_dict(), "args": vars(args), "opt": args.opt}, path)
+            def resume(model, path):
+                model.load_state_dict(torch.load(path)["model"])
             """,
         ],
     ),
@@ -2506,6 +2860,18 @@ def test_cli_exit_codes_and_format(tmp_path, capsys):
     captured = capsys.readouterr()
     assert f"{bad}:1:7: cannot parse" in captured.err and "Traceback" not in captured.err
     assert "FNC017" in captured.out  # the other file is still checked
+
+
+def test_cli_reads_a_file_that_starts_with_a_byte_order_mark(tmp_path, capsys):
+    """19 of stylegan2-ada-pytorch's 35 files begin with a UTF-8 BOM, which Python accepts: the checker
+    reads them (utf-8-sig) and a fix keeps the mark."""
+    p = tmp_path / "bom.py"
+    p.write_bytes(b"\xef\xbb\xbf" + snippet("nn.init.xavier_uniform(w)").encode())
+    assert main(["check", str(p)]) == 1
+    assert f"{p}:4:1: FNC012" in capsys.readouterr().out
+    assert main(["check", "--fix", str(p)]) == 0
+    data = p.read_bytes()
+    assert data.startswith(b"\xef\xbb\xbf") and b"xavier_uniform_(w)" in data
 
 
 def test_cli_fix_and_diff(tmp_path, capsys):

@@ -131,7 +131,8 @@ def check_file(path: Path, args: argparse.Namespace) -> FileReport:
     is_notebook = path.suffix == ".ipynb"
     try:
         nb: NotebookSource | None = read_notebook(path) if is_notebook else None
-        code = nb.code if nb is not None else path.read_text(encoding="utf-8")
+        # utf-8-sig: a file that starts with a byte-order mark (Python accepts one) reads without it
+        code = nb.code if nb is not None else path.read_text(encoding="utf-8-sig")
     except (OSError, ValueError) as e:  # (UnicodeDecodeError and JSON errors are ValueErrors)
         raise CheckError(f"{path}: cannot read: {e}") from None
     report = FileReport()
@@ -163,7 +164,8 @@ def check_file(path: Path, args: argparse.Namespace) -> FileReport:
                     report.fixes = 0
                     fixed = code
             elif fixed != code:
-                path.write_text(fixed, encoding="utf-8")
+                bom = path.read_bytes().startswith(b"\xef\xbb\xbf")  # (kept where the file had one)
+                path.write_text(fixed, encoding="utf-8-sig" if bom else "utf-8")
             if args.fix and not args.diff:  # (--diff only shows the rewrite: the findings stay)
                 code = fixed
         findings = check_code(code, args.select, args.ignore)

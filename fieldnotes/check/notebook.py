@@ -122,7 +122,7 @@ def cell_source(cell: dict[str, Any]) -> str:
 
 def read_notebook(path: Path) -> NotebookSource:
     """Read ``path`` (nbformat 4 JSON) and join its code cells; raises ``ValueError`` on a bad file."""
-    data = json.loads(path.read_text(encoding="utf-8"))
+    data = json.loads(path.read_text(encoding="utf-8-sig"))
     if not isinstance(data, dict) or data.get("nbformat") != 4 or not isinstance(data.get("cells"), list):
         raise ValueError("not a Jupyter notebook in nbformat 4")
     parts: list[str] = []

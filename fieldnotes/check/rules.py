@@ -809,6 +809,15 @@ LEGACY_TENSORS = frozenset(
 
 
 PARAMETERS = frozenset({"torch.nn.Parameter", "torch.nn.parameter.Parameter"})
+#: Conversions that keep a tensor's values (FNC009's CONVERSIONS too).
+CONVERSIONS_KEEPING = ("to", "cuda", "float", "double", "half", "bfloat16", "type")
+#: In-place methods that overwrite every value of a tensor.
+FILLS = frozenset(
+    {"random_", "fill_", "uniform_", "normal_", "zero_", "copy_", "bernoulli_", "exponential_", "geometric_"}
+    | {"cauchy_", "log_normal_"}
+)
+#: Methods that return the tensor's values unchanged (moved or cast).
+KEEPS_VALUES = (*CONVERSIONS_KEEPING, "cpu", "contiguous", "pin_memory")
 FLOAT32 = frozenset({"numpy.float32", "numpy.single"})
 
 
@@ -835,7 +844,9 @@ class LegacyTensorConstructor(Rule):
     dtype=np.float32)``, ``a.astype("float32")``): the cast changes nothing. So are sizes passed straight
     to ``nn.Parameter`` (``nn.Parameter(torch.Tensor(out, in))``, then ``nn.init``) or to
     ``register_buffer`` (``self.register_buffer("features", torch.Tensor(n, d))``, then a reset): the
-    shape of a parameter or buffer that the layer initialises, as ``torch.empty`` would make it."""
+    shape of a parameter or buffer that the layer initialises, as ``torch.empty`` would make it. So are
+    sizes whose every value is written before anything reads one (see :meth:`filled_before_read`):
+    ``torch.Tensor(5).random_(10)``, ``x = torch.Tensor(n, d).to(device)`` then rows assigned in a loop."""
 
     def is_array(self, node: ast.AST) -> bool:
         values = [node] if isinstance(node, ast.Call) else self.src.values(node) or []
@@ -884,7 +895,60 @@ class LegacyTensorConstructor(Rule):
             if self.src.calls(node, {"torch.Tensor"}) and not self.float32_array(args[0]):
                 self.report(node)
         elif (len(args) > 1 or is_constant_number(args[0])) and not self.shape_of_a_layer(node):
-            self.report(node)
+            if not self.filled_before_read(node):
+                self.report(node)
+
+    @staticmethod
+    def fills(node: ast.AST | None, receiver: ast.AST) -> bool:
+        """``node`` is ``receiver`` (its parent) called with a method that overwrites every value."""
+        return isinstance(node, ast.Attribute) and node.value is receiver and node.attr in FILLS
+
+    def filled_before_read(self, node: ast.Call) -> bool:
+        """The sizes are a shape and every value is written before anything reads one: a fill chained on
+        (``torch.Tensor(5).random_(10)``, also after ``.to(device)``), or the next use of the name it is
+        assigned to fills it (``x.uniform_(-1, 1)``, ``nn.init.normal_(x)``), rebinds it, or assigns its rows
+        in a loop (``for i in range(n): x[i] = ...``)."""
+        top: ast.AST = node
+        while True:
+            up = self.src.parent(top)
+            if self.fills(up, top) and isinstance(self.src.parent(up), ast.Call):  # type: ignore[arg-type]
+                return True
+            if isinstance(up, ast.Attribute) and method_call(self.src.parent(up), *KEEPS_VALUES):
+                top = self.src.parent(up)  # type: ignore[assignment]
+                continue
+            break
+        stmt = self.src.parent(top)
+        if not (
+            isinstance(stmt, ast.Assign)
+            and stmt.value is top
+            and len(stmt.targets) == 1
+            and isinstance(stmt.targets[0], ast.Name)
+        ):
+            return False
+        name = stmt.targets[0].id
+        after = (stmt.end_lineno, stmt.end_col_offset)
+        uses = [
+            n
+            for n in own_nodes(self.src.function_or_module(stmt))
+            if isinstance(n, ast.Name) and n.id == name and (n.lineno, n.col_offset) >= after
+        ]
+        if not uses:
+            return False
+        first = min(uses, key=lambda n: (n.lineno, n.col_offset))
+        if isinstance(first.ctx, ast.Store):
+            return True
+        parent = self.src.parent(first)
+        if self.fills(parent, first) and isinstance(self.src.parent(parent), ast.Call):  # type: ignore[arg-type]
+            return True
+        if isinstance(parent, ast.Call) and parent.args[:1] == [first]:
+            return any(n.startswith("torch.nn.init.") and n.endswith("_") for n in self.src.callee(parent))
+        if isinstance(parent, ast.Subscript) and isinstance(parent.ctx, ast.Store):
+            around = set(map(id, self.src.ancestors(stmt)))
+            return any(
+                isinstance(a, (ast.For, ast.AsyncFor, ast.While)) and id(a) not in around
+                for a in self.src.ancestors(parent)
+            )
+        return False
 
 
 #: A tensor's sizes as the expressions it was shaped with (None: unknown) and its possible layouts.
@@ -1231,7 +1295,11 @@ NO_GRAD = frozenset({"torch.no_grad", "torch.inference_mode", "torch.autograd.gr
 #: In-place methods that are no update of the values autograd saw: random initialisation, flags.
 NOT_UPDATES = (*RANDOM_INIT_METHODS, "requires_grad_", "share_memory_")
 #: In-place methods that overwrite a tensor with another one's values.
-COPIES = ("copy_", "set_")
+#: Attributes of a tensor that read no values a computation could save.
+NOT_READS = frozenset(
+    {"data", "grad", "shape", "dtype", "device", "requires_grad", "is_leaf", "grad_fn", "size", "dim", "ndim"}
+    | {"numel", "data_ptr", "_version", "requires_grad_", "retain_grad", "register_hook", "is_cuda"}
+)
 #: Calls that, without arguments, build an empty mapping.
 EMPTY_DICTS = ("dict", "OrderedDict")
 
@@ -1240,34 +1308,34 @@ EMPTY_DICTS = ("dict", "OrderedDict")
     code="FNC008",
     name="data-inplace-update",
     title=".data used to update a tensor in place",
-    message="an in-place change through .data is hidden from autograd, so a backward that saved the "
-    "tensor computes a silently wrong gradient",
+    message="an in-place change through .data is hidden from autograd: here a computation reads the "
+    "tensor, then .data changes it, then a backward runs, which uses the changed values and computes a "
+    "silently wrong gradient",
     fix="update under torch.no_grad() on the tensor itself (p -= lr * p.grad), or use .detach(), which "
     "makes autograd raise instead",
     claim="02-C15",
     demo="notebooks/02_autograd.ipynb",
 )
 class DataInplaceUpdate(Rule):
-    """``x.data.<op>_(...)``, ``x.data -= ...`` and ``p.data = ... p.grad ...`` outside initialisation
-    code (``__init__``, ``*init*``/``reset*`` functions); never for random-initialisation methods
-    (``w.data.normal_()``), which touch no graph, nor on a gradient (``p.grad.data.zero_()``). Also left
-    alone, as initialisation and weight surgery that no pending graph saw: code under ``torch.no_grad()``
-    or ``inference_mode()`` (a ``with`` block or a decorated function, e.g. fusing BatchNorm into a
-    convolution), a module's tensor set right after the module is built
-    (``m = nn.Linear(2, 2)`` or ``m = models.__dict__[arch]()`` then ``m.weight.data.copy_(w)`` or
-    ``m.fc.bias.data.zero_()``, with no loop between them), and a copy from
-    another tensor (``.data.copy_(avg)``, ``.set_``, no ``.grad`` in it) where no graph can be pending: the
-    claim's wrong gradient needs a forward that saved the tensor and a backward still to come, so the copy
-    fires only inside a loop that trains (calls backward or computes a loss) or in a function that trains
-    outside its loops (a step function; a ``training_step`` that returns its loss), not in a weight setter,
-    nor when averaged weights are copied back after the training loop. Nor is a ``.data`` that is a
-    field of a record of the file (a ``namedtuple``/``NamedTuple``/``@dataclass`` with a field ``data``):
-    ``binding.data.resize_(...)`` where every value of ``binding`` builds one, or an item of a mapping the
-    file fills only with them (``self.bindings[name].data`` after ``bindings[name] = Binding(...)``)."""
+    """``x.data.<op>_(...)``, ``x.data -= ...`` and ``p.data = ... p.grad ...`` (also ``(x.data if c else
+    y).<op>_()``) where the claim's wrong gradient can be seen: in the same statement list (the function's
+    or loop's body, through the ``if``/``with``/``try`` blocks around the write), a computation reads the
+    tensor before the write (``y = x * w``; a call of a module that owns it, ``model(x)`` for
+    ``model.weight.data``; ``out = a.sigmoid()`` that makes it), and a ``.backward(...)`` or
+    ``torch.autograd.grad(...)`` follows the write (or the function returns its ``loss``, a
+    ``training_step``), with no backward between that read and the write (the pending backward of
+    02-C15). A read through ``.data``/``.grad``/``.shape`` is none. So a hand-written optimizer or
+    sampling step after its backward (``p.data.add_(-lr * p.grad)``, Langevin updates of an input), a mask
+    applied in ``forward`` (no backward in sight), and copying weights back are left alone, as are
+    initialisation methods (``__init__``, ``_?init*``, ``_?reset*``, ``*init*``), random-initialisation
+    calls (``w.data.normal_()``), a gradient (``p.grad.data.zero_()``), code under ``torch.no_grad()`` or
+    ``inference_mode()``, a module's tensor set right after the module is built (``m = nn.Linear(2, 2)``
+    then ``m.weight.data.copy_(w)``), and a ``.data`` that is the field of a record of the file (a
+    ``namedtuple``/``NamedTuple``/``@dataclass`` with a field ``data``)."""
 
     def in_init(self, node: ast.AST) -> bool:
         fn = self.src.enclosing(node, FUNCTIONS)
-        return fn is not None and ("init" in fn.name or fn.name.startswith("reset"))
+        return fn is not None and ("init" in fn.name or fn.name.lstrip("_").startswith("reset"))
 
     def under_no_grad(self, node: ast.AST) -> bool:
         for a in self.src.ancestors(node):
@@ -1417,60 +1485,107 @@ class DataInplaceUpdate(Rule):
         return False
 
     @staticmethod
-    def trains(region: ast.AST) -> bool:
-        """``region`` runs a backward or computes a loss: ``.backward()``, ``autograd.grad``, or a name
-        with ``loss`` in it (``loss = criterion(...)``, ``F.mse_loss(...)``; a loss returned to a trainer
-        that calls backward later)."""
-        return any(DataInplaceUpdate.trains_here(n) for n in ast.walk(region))
+    def backward_call(n: ast.AST) -> bool:
+        """``<x>.backward(...)`` or ``torch.autograd.grad(...)`` / ``autograd.grad(...)``."""
+        if not isinstance(n, ast.Call):
+            return False
+        name = last_name(n.func)
+        return name == "backward" or (name == "grad" and "autograd" in (dotted(n.func) or ""))
 
     @staticmethod
-    def trains_here(n: ast.AST) -> bool:
-        """``n`` itself is a backward call or a loss name (see :meth:`trains`)."""
-        if isinstance(n, ast.Call) and last_name(n.func) in ("backward", "grad"):
-            return last_name(n.func) == "backward" or "autograd" in (dotted(n.func) or "")
-        return isinstance(n, (ast.Name, ast.Attribute)) and "loss" in (last_name(n) or "").lower()
+    def returns_loss(n: ast.AST) -> bool:
+        """``return loss`` (a ``training_step`` hands its loss to a trainer that runs the backward)."""
+        return (
+            isinstance(n, ast.Return)
+            and n.value is not None
+            and any(
+                isinstance(r, ast.Name) and r.id == "loss" or is_const(r, "loss") for r in ast.walk(n.value)
+            )
+        )
 
-    def graph_may_be_pending(self, node: ast.AST) -> bool:
-        """A graph that saved the tensor may be waiting for its backward at ``node``: an enclosing loop
-        (in the same function) trains, or the function calls backward outside its loops (a step function)
-        or returns a loss (a ``training_step``). Not after a training loop (a ``best_loss`` kept outside
-        it is no graph), nor in a function that never trains (a weight setter, copying averaged weights
-        back)."""
-        scope = self.src.function_or_module(node)
-        for a in self.src.ancestors(node):
-            if a is scope:
-                break
-            if isinstance(a, (ast.For, ast.AsyncFor, ast.While)) and self.trains(a):
-                return True
-        todo = list(ast.iter_child_nodes(scope))
-        while todo:
-            n = todo.pop()
-            if isinstance(n, (ast.For, ast.AsyncFor, ast.While, *FUNCTIONS, ast.ClassDef, ast.Lambda)):
-                continue
-            if (
-                isinstance(n, ast.Return)
-                and n.value is not None
-                and any(
-                    isinstance(r, ast.Name) and r.id == "loss" or is_const(r, "loss")
-                    for r in ast.walk(n.value)
-                )
-            ):
-                return True  # the loss handed to a trainer that runs its backward later (not a best_loss)
-            if isinstance(n, ast.Call) and self.trains_here(n):
-                return True
-            todo.extend(ast.iter_child_nodes(n))
-        return False
+    def region(self, stmt: ast.stmt) -> list[ast.stmt]:
+        """The statement list around ``stmt``: climbing through ``if``/``with``/``try`` blocks up to the body
+        of the nearest loop, function or module."""
+        while True:
+            block = self.src.parent(stmt)
+            if block is None or isinstance(block, (ast.For, ast.AsyncFor, ast.While, *FUNCTIONS, ast.Module)):
+                for _, value in ast.iter_fields(block) if block is not None else []:
+                    if isinstance(value, list) and any(v is stmt for v in value):
+                        return value
+                return [stmt]
+            if isinstance(block, ast.ClassDef):
+                return [stmt]
+            stmt = block if isinstance(block, ast.stmt) else self.src.enclosing(block, ast.stmt)
+            if stmt is None:
+                return []
 
-    def copies_without_graph(self, node: ast.AST) -> bool:
-        """``x.data.copy_(other)`` / ``.set_(other)``, no gradient in it, where no graph can be pending:
-        restoring or setting weights from another tensor."""
-        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)):
+    @staticmethod
+    def chain(node: ast.AST) -> list[str]:
+        """The dotted prefixes of ``model.fc.weight``: ``model``, ``model.fc``, ``model.fc.weight``
+        (subscripts kept as written: ``slots['w']``)."""
+        parts = []
+        while isinstance(node, (ast.Attribute, ast.Subscript)):
+            parts.append(node)
+            node = node.value
+        if not isinstance(node, ast.Name):
+            return []
+        parts.append(node)
+        return [ast.unparse(p) for p in reversed(parts)]
+
+    def read_at(self, n: ast.AST, tensor: str, owners: set[str]) -> bool:
+        """``n`` (a name, attribute or subscript) reads the tensor for a computation: the tensor itself, not
+        through ``.data``/``.grad``/``.shape``..., or assigned the result of a computation; or a call of a
+        module that owns it (``model(x)`` for ``model.weight``)."""
+        text = ast.unparse(n)
+        parent = self.src.parent(n)
+        if text == tensor:
+            if isinstance(parent, ast.Attribute) and parent.value is n:
+                return parent.attr not in NOT_READS
+            if isinstance(getattr(n, "ctx", None), ast.Store):
+                value = getattr(parent, "value", None)
+                return isinstance(value, (ast.Call, ast.BinOp, ast.UnaryOp, ast.Subscript))
+            return True
+        return text in owners and isinstance(parent, ast.Call) and parent.func is n
+
+    def pending_backward(self, node: ast.AST, data: ast.Attribute) -> bool:
+        """A computation read the tensor before ``node`` and its backward follows (see the docstring)."""
+        names = self.chain(data.value)
+        stmt = node if isinstance(node, ast.stmt) else self.src.enclosing(node, ast.stmt)
+        if not names or stmt is None:
             return False
-        if node.func.attr not in COPIES:
+        tensor, owners = names[-1], set(names[:-1]) - {"self"}
+        root = names[0].split("[", 1)[0]
+        at = (node.lineno, node.col_offset)
+        last_read = last_backward = None
+        later = False
+        for top in self.region(stmt):
+            todo = [top]
+            while todo:
+                n = todo.pop()
+                if isinstance(n, (*FUNCTIONS, ast.ClassDef, ast.Lambda)):
+                    continue
+                todo.extend(ast.iter_child_nodes(n))
+                if self.backward_call(n) or self.returns_loss(n):
+                    end = (n.end_lineno, n.end_col_offset)
+                    if end > at:
+                        later = later or (n.lineno, n.col_offset) >= at
+                    elif last_backward is None or end > last_backward:
+                        last_backward = end
+                elif isinstance(n, ast.Name) and n.id == root and (n.lineno, n.col_offset) < at:
+                    level: ast.AST = n
+                    while True:
+                        if self.read_at(level, tensor, owners):
+                            pos = (level.lineno, level.col_offset)
+                            if last_read is None or pos > last_read:
+                                last_read = pos
+                            break
+                        up = self.src.parent(level)
+                        if not (isinstance(up, (ast.Attribute, ast.Subscript)) and up.value is level):
+                            break
+                        level = up
+        if not later or last_read is None:
             return False
-        if any(isinstance(n, ast.Attribute) and n.attr == "grad" for n in ast.walk(node)):
-            return False
-        return not self.graph_may_be_pending(node)
+        return last_backward is None or last_read > last_backward
 
     def exempt(self, node: ast.AST, data: ast.Attribute) -> bool:
         return (
@@ -1478,7 +1593,7 @@ class DataInplaceUpdate(Rule):
             or self.in_init(node)
             or self.under_no_grad(node)
             or self.freshly_built(node, data)
-            or self.copies_without_graph(node)
+            or not self.pending_backward(node, data)
         )
 
     @staticmethod
@@ -1487,24 +1602,37 @@ class DataInplaceUpdate(Rule):
         return isinstance(node, ast.Attribute) and node.attr == "data" and last_name(node.value) != "grad"
 
     def visit_Call(self, node: ast.Call) -> None:
-        if isinstance(node.func, ast.Attribute) and self.is_data(node.func.value):
+        if not isinstance(node.func, ast.Attribute):
+            return
+        receiver = node.func.value
+        if isinstance(receiver, ast.IfExp):  # (out.data if use_data else out.detach()).zero_()
+            receiver = next((r for r in (receiver.body, receiver.orelse) if self.is_data(r)), receiver)
+        if self.is_data(receiver):
             method = node.func.attr
             if method.endswith("_") and not method.startswith("_") and method not in NOT_UPDATES:
-                if not self.exempt(node, node.func.value):
+                if not self.exempt(node, receiver):  # type: ignore[arg-type]
                     self.report(node)
 
     def visit_AugAssign(self, node: ast.AugAssign) -> None:
-        if self.is_data(node.target) and not self.exempt(node, node.target):
+        if self.is_data(node.target) and not self.exempt(node, node.target):  # type: ignore[arg-type]
             self.report(node)
 
     def visit_Assign(self, node: ast.Assign) -> None:
         data = next((t for t in node.targets if self.is_data(t)), None)
-        if data is not None and not self.exempt(node, data):
-            if any(isinstance(n, ast.Attribute) and n.attr == "grad" for n in ast.walk(node.value)):
+        if data is not None and any(
+            isinstance(n, ast.Attribute) and n.attr == "grad" for n in ast.walk(node.value)
+        ):
+            if not self.exempt(node, data):  # type: ignore[arg-type]
                 self.report(node)
 
 
-CONVERSIONS = ("cuda", "to", "double", "float", "half", "bfloat16", "type")
+CONVERSIONS = CONVERSIONS_KEEPING
+
+
+OPTIMIZER_CLASS = re.compile(
+    r"(SGD|Adam\w*|AdamW|NAdam|RAdam|Adagrad|Adadelta|Adamax|ASGD|LBFGS|RMSprop|Rprop|SparseAdam|Lion|LARS|LAMB"
+    r"|\w*Optimizer)$"
+)
 
 
 @rule(
@@ -1519,14 +1647,79 @@ CONVERSIONS = ("cuda", "to", "double", "float", "half", "bfloat16", "type")
     demo="notebooks/02_autograd.ipynb",
 )
 class NonLeafAfterRequiresGrad(Rule):
-    """``torch.<factory>(..., requires_grad=True).<conversion>(...)``."""
+    """``torch.<factory>(..., requires_grad=True).<conversion>(...)`` where the non-leaf matters: the
+    converted tensor's ``.grad`` is read (``w.grad``, the name it is assigned to, ``self.w`` too), or it
+    goes to an optimizer, directly, in a list or dict or param group (``SGD([w], ...)``,
+    ``Adam([{"params": [w]}])``, ``params = [w, b]`` then ``SGD(params)``), or to ``.add_param_group``.
+    A converted tensor that is only computed with (a unit test comparing outputs, the gradient argument of
+    ``backward``) is left alone: there ``requires_grad=True`` is merely redundant."""
+
+    def optimizer_call(self, node: ast.AST) -> bool:
+        if not isinstance(node, ast.Call):
+            return False
+        if method_call(node, "add_param_group"):
+            return True
+        names = self.src.callee(node)
+        if any(n.startswith("torch.optim.") and "lr_scheduler" not in n for n in names):
+            return True
+        return bool(OPTIMIZER_CLASS.match(last_name(node.func) or ""))
+
+    def target(self, node: ast.Call) -> str | None:
+        """The name or ``self.<attr>`` the converted tensor is assigned to (through further conversions)."""
+        top: ast.AST = node
+        while True:
+            up = self.src.parent(top)
+            if isinstance(up, ast.Attribute) and method_call(
+                self.src.parent(up), *CONVERSIONS, "requires_grad_"
+            ):
+                top = self.src.parent(up)  # type: ignore[assignment]
+                continue
+            break
+        up = self.src.parent(top)
+        if isinstance(up, (ast.Assign, ast.AnnAssign)) and up.value is top:
+            targets = up.targets if isinstance(up, ast.Assign) else [up.target]
+            if len(targets) == 1 and (isinstance(targets[0], ast.Name) or is_self_attr(targets[0])):
+                return dotted(targets[0])
+        return None
+
+    def matters(self, node: ast.Call) -> bool:
+        for a in self.src.ancestors(node):  # SGD([torch.randn(3, requires_grad=True).cuda()])
+            if self.optimizer_call(a):
+                return True
+            if isinstance(a, ast.stmt):
+                break
+        name = self.target(node)
+        if name is None:
+            return False
+        scope = self.src.method_class(node) if "." in name else self.src.function_or_module(node)
+        if scope is None:
+            return False
+        names = {name}
+        for n in ast.walk(scope):  # params = [w, b]; a dict or group holding it
+            if (
+                isinstance(n, ast.Assign)
+                and len(n.targets) == 1
+                and isinstance(n.value, (ast.List, ast.Tuple, ast.Dict))
+            ):
+                if any(dotted(e) == name for e in ast.walk(n.value)):
+                    target = dotted(n.targets[0])
+                    if target:
+                        names.add(target)
+        for n in ast.walk(scope):
+            if isinstance(n, ast.Attribute) and n.attr == "grad" and dotted(n.value) == name:
+                return True
+            if self.optimizer_call(n):
+                args = [*n.args, *(k.value for k in n.keywords)]  # type: ignore[attr-defined]
+                if any(dotted(e) in names for arg in args for e in ast.walk(arg)):
+                    return True
+        return False
 
     def visit_Call(self, node: ast.Call) -> None:
         if not method_call(node, *CONVERSIONS):
             return
-        made = node.func.value
+        made = node.func.value  # type: ignore[attr-defined]
         if isinstance(made, ast.Call) and is_const(get_arg(made, "requires_grad"), True):
-            if any(n.startswith("torch.") for n in self.src.callee(made)):
+            if any(n.startswith("torch.") for n in self.src.callee(made)) and self.matters(node):
                 self.report(node)
 
 
@@ -1631,6 +1824,10 @@ class InitWithoutUnderscore(Rule):
 
 
 MODULE_BASES = frozenset({"torch.nn.Module", "torch.nn.modules.module.Module"})
+#: The containers that register the modules (or parameters) they are given.
+CONTAINERS = frozenset(
+    f"torch.nn.{c}" for c in ("Sequential", "ModuleList", "ModuleDict", "ParameterList", "ParameterDict")
+)
 
 
 @rule(
@@ -1645,7 +1842,8 @@ MODULE_BASES = frozenset({"torch.nn.Module", "torch.nn.modules.module.Module"})
 )
 class LayersInPlainList(Rule):
     """``self.x = [nn.Linear(...), ...]`` (a list, tuple or dict literal, or a list comprehension, of
-    ``torch.nn`` module or ``nn.Parameter`` constructions) inside an ``nn.Module`` subclass."""
+    ``torch.nn`` module or ``nn.Parameter`` constructions) inside an ``nn.Module`` subclass, unless the same
+    method wraps it afterwards (``self.net = nn.Sequential(*self.net)``, see :meth:`wrapped_later`)."""
 
     def is_layer(self, node: ast.AST) -> bool:
         for name in self.src.callee(node):
@@ -1672,7 +1870,31 @@ class LayersInPlainList(Rule):
             return
         cls = self.src.method_class(node)
         if cls is not None and any(self.src.qnames(b) & MODULE_BASES for b in cls.bases):
-            self.report(value)
+            if not self.wrapped_later(node):
+                self.report(value)
+
+    def wrapped_later(self, node: ast.Assign) -> bool:
+        """The list is wrapped before the method ends: a later ``nn.Sequential(*self.net)``,
+        ``nn.ModuleList(layers)`` (``self.net = layers = [...]``), ``nn.ModuleDict(...)`` of it, or
+        ``add_module``/``register_module`` in a loop over it, so the layers end up registered."""
+        fn = self.src.enclosing(node, FUNCTIONS)
+        names = {dotted(t) for t in node.targets} - {None}
+        if fn is None or not names:
+            return False
+        after = (node.end_lineno, node.end_col_offset)
+        for n in own_nodes(fn):
+            if not isinstance(n, (ast.Call, ast.For)) or (n.lineno, n.col_offset) < after:
+                continue
+            if isinstance(n, ast.For):
+                if any(dotted(e) in names for e in ast.walk(n.iter)) and any(
+                    method_call(c, "add_module", "register_module", "register_parameter") for c in ast.walk(n)
+                ):
+                    return True
+            elif self.src.calls(n, CONTAINERS):
+                args = [*n.args, *(k.value for k in n.keywords)]
+                if any(dotted(e) in names for a in args for e in ast.walk(a)):
+                    return True
+        return False
 
 
 @rule(
@@ -2829,8 +3051,8 @@ class WrappedStateDict(Rule):
             values = list(src.self_attrs(cls).get(receiver.attr, [])) if cls is not None else []
         if not any(src.calls(unchained(v), WRAPPERS) for v in values):
             return False  # no wrapper is ever bound to it (the common case, decided without a walk)
-        if self.strips_prefix():
-            return False  # the file strips the prefix itself (when saving or loading)
+        if self.strips_prefix(node):
+            return False  # the file strips the prefix itself (when saving or loading this checkpoint)
         bindings = stores(src, src.tree).get(name, []) if at_module else None
         last = self.last_binding(name, node, bindings)
         if last is None or last[1] is None or not src.calls(unchained(last[1]), WRAPPERS):
@@ -2860,32 +3082,33 @@ class WrappedStateDict(Rule):
             return stmt, value
         return None
 
-    def strips_prefix(self) -> bool:
-        """The file strips the ``'module.'`` prefix from a state dict it saves or loads:
-        ``consume_prefix_in_state_dict_if_present``, or a ``"module."`` string in code that hands a dict to
-        ``load_state_dict`` or to a save, returns one, or iterates a loaded checkpoint
-        (``{k.replace("module.", ""): v for k, v in torch.load(p)["model"].items()}``). Not one that only
-        compares the keys of the live model with a checkpoint's (a sanity check)."""
+    def strips_prefix(self, node: ast.Call) -> bool:
+        """The file strips the ``'module.'`` prefix from the state dict that ``node`` saves:
+        ``consume_prefix_in_state_dict_if_present``, or a ``"module."`` string in code that strips a live
+        model's ``state_dict()``, or a loaded checkpoint that may be this one (see :meth:`same_file`), or,
+        iterating neither, hands a dict to ``load_state_dict`` or to a save, or returns one. Not a strip of
+        a checkpoint loaded from another path (``torch.load(args.pretrained)`` where the save writes
+        ``checkpoint.pth.tar``: pre-trained weights), nor one that only compares the keys of the live
+        model with a checkpoint's (a sanity check)."""
         src = self.src
-        if (WrappedStateDict, "strips") in src.memo:
-            return src.memo[WrappedStateDict, "strips"]
-        found = "consume_prefix_in_state_dict" in src.code
-        if not found and ("'module.'" in src.code or '"module."' in src.code):
-            found = any(
-                isinstance(n, ast.Constant) and n.value == "module." and self.strip_applies(n)
-                for n in src.order
-            )
-        src.memo[WrappedStateDict, "strips"] = found
-        return found
+        if "consume_prefix_in_state_dict" in src.code:
+            return True
+        if "'module.'" not in src.code and '"module."' not in src.code:
+            return False
+        return any(
+            isinstance(n, ast.Constant) and n.value == "module." and self.strip_applies(n, node)
+            for n in src.order
+        )
 
-    def strip_applies(self, string: ast.Constant) -> bool:
+    def iterated(self, string: ast.Constant) -> tuple[bool, list[ast.Call]]:
+        """What the loops and comprehensions around ``string`` iterate: (a live ``state_dict()`` among them,
+        the load calls among them)."""
         src = self.src
+        key = (WrappedStateDict, "iterated", id(string))
+        if key in src.memo:
+            return src.memo[key]
         scope = src.function_or_module(string)
-        for n in own_nodes(scope):
-            if isinstance(n, ast.Call) and (method_call(n, "load_state_dict") or is_saver(src, n)):
-                return True
-            if isinstance(n, ast.Return) and n.value is not None and scope is not src.tree:
-                return True
+        own, loads = False, []
         for a in src.ancestors(string):
             iters = [g.iter for g in a.generators] if isinstance(a, COMPREHENSIONS) else []
             if isinstance(a, (ast.For, ast.AsyncFor)):
@@ -2893,14 +3116,60 @@ class WrappedStateDict(Rule):
             for it in iters:
                 for n in ast.walk(it):
                     values = (src.values(n) or []) if isinstance(n, ast.Name) else [n]
-                    if any(
-                        isinstance(c, ast.Call) and "load" in (last_name(c.func) or "").lower()
-                        for v in values
-                        for c in ast.walk(v)
-                    ):
-                        return True
+                    for v in values:
+                        for c in ast.walk(v):
+                            if not isinstance(c, ast.Call):
+                                continue
+                            if method_call(c, "state_dict"):
+                                own = True
+                            elif "load" in (last_name(c.func) or "").lower() and not method_call(
+                                c, "load_state_dict"
+                            ):
+                                loads.append(c)
             if a is scope:
                 break
+        src.memo[key] = (own, loads)
+        return own, loads
+
+    def same_file(self, load: ast.Call, node: ast.Call) -> bool:
+        """``load`` may read the checkpoint a save around ``node`` writes: its path is unknown here (a
+        parameter of a loading function, none given) or shares an expression or a file name with a save's
+        arguments in ``node``'s function."""
+        src = self.src
+        path = get_arg(load, "f", 0)
+        if path is None or isinstance(path, ast.Starred):
+            return True
+        if isinstance(path, ast.Name) and only_parameter(src, path) is not None:
+            return True
+
+        def tokens(e: ast.AST) -> set[str]:
+            return {ast.unparse(e)} | {
+                c.value
+                for c in ast.walk(e)
+                if isinstance(c, ast.Constant) and isinstance(c.value, str) and "." in c.value
+            }
+
+        wanted = tokens(path)
+        for n in own_nodes(src.function_or_module(node)):
+            if isinstance(n, ast.Call) and is_saver(src, n):
+                args = [*n.args, *(k.value for k in n.keywords)]
+                if any(wanted & tokens(arg) for arg in args[1:] or args):
+                    return True
+        return False
+
+    def strip_applies(self, string: ast.Constant, node: ast.Call) -> bool:
+        src = self.src
+        own, loads = self.iterated(string)
+        if own:
+            return True
+        if loads:
+            return any(self.same_file(load, node) for load in loads)
+        scope = src.function_or_module(string)
+        for n in own_nodes(scope):
+            if isinstance(n, ast.Call) and (method_call(n, "load_state_dict") or is_saver(src, n)):
+                return True
+            if isinstance(n, ast.Return) and n.value is not None and scope is not src.tree:
+                return True
         return False
 
     def handled(self, node: ast.AST, receiver: ast.expr) -> bool:
@@ -3002,6 +3271,14 @@ def keyed(src: Source, scope: ast.AST) -> Keyed:
     return src.memo[Keyed, scope]
 
 
+#: Checkpoint keys that hold a configuration.
+CONFIG_KEY = re.compile(r"args?|config|cfg|conf|opts?|options|hparams|hyper_?param(eter)?s|settings", re.I)
+#: Config classes that are no plain dict for torch.load's weights_only unpickler.
+CONFIG_CLASSES = frozenset(
+    {"CfgNode", "CN", "EasyDict", "edict", "DictConfig", "SimpleNamespace", "Namespace"}
+)
+
+
 @rule(
     code="FNC033",
     name="namespace-in-checkpoint",
@@ -3027,7 +3304,9 @@ class NamespaceInCheckpoint(Rule):
     file that saves a checkpoint holding a namespace: ``torch.save({..., "args": args}, path)`` (also through
     a name, ``ckpt["args"] = args``, or a ``save_checkpoint(...)``/``save_on_master(...)``) where ``args``
     is certainly an ``argparse.Namespace`` (see :func:`is_namespace`) or an instance of a ``@dataclass``
-    of the file. The load must read that checkpoint: its result is indexed with one of the saved keys
+    of the file, or, under a config key, an object that is no plain dict (see :meth:`config_object`: a
+    yacs ``CfgNode`` parameter read as ``config.OUTPUT``, an ``args`` parameter read as ``args.output_dir``).
+    The load must read that checkpoint: its result is indexed with one of the saved keys
     (``ckpt["model"]``, ``torch.load(p)["args"]``), or it loads the same path expression the save wrote.
     Also, wherever the checkpoint was saved, a load whose ``"args"`` entry is used as an object, which a
     plain dict (``vars(args)``) is not: ``ckpt["args"].arch``, ``vars(ckpt["args"])``, ``a =
@@ -3037,7 +3316,11 @@ class NamespaceInCheckpoint(Rule):
     ``TORCH_FORCE_NO_WEIGHTS_ONLY_LOAD``."""
 
     ARGS_KEYS = frozenset({"args"})
-    DICT_METHODS = frozenset({"get", "items", "keys", "values", "copy", "pop", "update", "setdefault"})
+    DICT_METHODS = frozenset({"get", "items", "keys", "values", "copy", "pop", "update", "setdefault"}) | {
+        "clear",
+        "popitem",
+        "fromkeys",
+    }
 
     def __init__(self, src: Source) -> None:
         super().__init__(src)
@@ -3070,6 +3353,32 @@ class NamespaceInCheckpoint(Rule):
         """``value`` is a namespace or a config object (followed as :func:`made_by` does)."""
         return made_by(self.src, value, self.config)
 
+    def config_object(self, key: ast.expr | None, value: ast.expr, save: ast.Call) -> bool:
+        """Under a config key (``'config'``, ``'cfg'``, ``'args'``, ``'opt'``, ``'hparams'``...), an object
+        that is no plain dict: a yacs ``CfgNode``/``EasyDict``/``OmegaConf`` built here, or a name that the
+        saving function reads attributes of (``config.OUTPUT``, ``args.output_dir``: a plain dict has none;
+        a ``CfgNode`` passed in as a parameter, an ``args`` parameter that is the parsed Namespace)."""
+        if not (
+            isinstance(key, ast.Constant) and isinstance(key.value, str) and CONFIG_KEY.fullmatch(key.value)
+        ):
+            return False
+        if isinstance(value, ast.Call):
+            return any(n.rpartition(".")[2] in CONFIG_CLASSES for n in self.src.callee(value)) or (
+                last_name(value.func) in CONFIG_CLASSES
+            )
+        if not isinstance(value, ast.Name):
+            return False
+        return any(
+            isinstance(n, ast.Attribute)
+            and isinstance(n.ctx, ast.Load)
+            and isinstance(n.value, ast.Name)
+            and n.value.id == value.id
+            and not n.attr.startswith("__")
+            and n.attr not in self.DICT_METHODS
+            and n.attr not in NOT_READS
+            for n in own_nodes(self.src.function_or_module(save))
+        )
+
     def saved_keys(self, obj: ast.expr, save: ast.Call) -> set[str] | None:
         """The string keys of a dict saved as ``obj`` when one of its values holds a config, else None: a
         dict literal, ``dict(...)``, or a name bound to one, plus ``name[key] = value`` in the function."""
@@ -3087,7 +3396,7 @@ class NamespaceInCheckpoint(Rule):
         )
         if name is not None and made:  # a dict bound to a name, and filled in afterwards
             items += keyed(self.src, self.src.function_or_module(save)).stores.get(name, [])
-        if not any(self.holds_config(v) for _, v in items):
+        if not any(self.holds_config(v) or self.config_object(k, v, save) for k, v in items):
             return None
         return {k.value for k, _ in items if isinstance(k, ast.Constant) and isinstance(k.value, str)}
 
