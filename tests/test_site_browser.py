@@ -155,7 +155,7 @@ def error_index_anchors(browser, base_url: str) -> dict[str, list[str]]:
 
 
 def test_every_page_loads_cleanly_and_notebook_pages_are_whole(site, reading):
-    """One visit per page (the 1280 px pass of ``reading``): nothing off-host, no failed request, no console
+    """One visit per page (``reading``, at 1280 px): nothing off-host, no failed request, no console
     error, every image loads. Each notebook page shows its stored outputs and figures, its box (claims, last
     verification, download), every error-index link into it (a reproduced error, a most-reported error's
     section) lands on an existing anchor, and both download links (the header button and the box's link)
@@ -579,24 +579,28 @@ READING_JS = """() => ({
 
 @pytest.fixture(scope="module")
 def reading(site, base_url, browser) -> dict[int, dict[str, dict]]:
-    """Every page read once at 390 px (a phone) and at 1280 px: width, cut outputs, tables wider than their
-    column, words broken mid-word in tables and, on notebook pages, the anatomy measures
-    (fieldnotes_site.browser). Written to _build/reading.json for the record."""
-    out: dict[int, dict[str, dict]] = {}
+    """Every page read at 390 px (a phone) and at 1280 px: width, cut outputs, tables wider than their
+    column, words broken mid-word in tables and, on notebook pages at 1280 px, the anatomy measures
+    (fieldnotes_site.browser). Each page is loaded once, at 390 px, then widened to 1280 px and read again
+    (the layout follows the width: the site has no width-dependent script). Written to _build/reading.json
+    for the record."""
+    out: dict[int, dict[str, dict]] = {390: {}, 1280: {}}
     pages = html_pages(site)
     anchors = error_index_anchors(browser, base_url)
-    for width, height in ((390, 844), (1280, 800)):
-        out[width] = {}
-        urls = [base_url + rel for rel in pages]
-        with visit_all(browser, urls, viewport={"width": width, "height": height}) as visits:
-            for url, v in visits:
-                rel = url.removeprefix(base_url)
+    urls = [base_url + rel for rel in pages]
+    with visit_all(browser, urls, viewport={"width": 390, "height": 844}) as visits:
+        for url, v in visits:
+            rel = url.removeprefix(base_url)
+            for width, height in ((390, 844), (1280, 800)):
+                if width != 390:
+                    v.page.set_viewport_size({"width": width, "height": height})
+                    v.page.evaluate(NEXT_FRAME)
                 m = v.page.evaluate(READING_JS)
                 m["midword"] = midword_breaks(v.page)
-                if rel.startswith("notebooks/"):
-                    m["anatomy"] = v.page.evaluate(ANATOMY_JS)
-                if width == 1280:  # test_every_page_loads_cleanly_and_notebook_pages_are_whole
-                    try:
+                if width == 1280:
+                    if rel.startswith("notebooks/"):
+                        m["anatomy"] = v.page.evaluate(ANATOMY_JS)
+                    try:  # test_every_page_loads_cleanly_and_notebook_pages_are_whole
                         check_page(v, rel, anchors, base_url)
                         m["problems"] = ""
                     except AssertionError as e:
@@ -604,6 +608,10 @@ def reading(site, base_url, browser) -> dict[int, dict[str, dict]]:
                 out[width][rel] = m
     (site.parent / "reading.json").write_text(json.dumps(out, indent=1), encoding="utf-8")
     return out
+
+
+#: Resolves after the next two frames: a resized page has laid itself out again.
+NEXT_FRAME = "() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))"
 
 
 def test_no_page_scrolls_sideways_and_outputs_wrap(reading):

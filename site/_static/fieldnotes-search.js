@@ -276,7 +276,9 @@
     const qdf = new Map();
     asks.forEach((q) => q.tf.forEach((_, w) => qdf.set(w, (qdf.get(w) || 0) + 1)));
     qdf.forEach((d, w) => askIdf.set(w, Math.log(asks.length / d)));
-    asks.forEach((q, j) => unit(q.tf).forEach(([w, x]) => askIndex.set(w, [...(askIndex.get(w) || []), [j, x]])));
+    asks.forEach((q, j) =>
+      unit(q.tf).forEach(([w, x]) => (askIndex.get(w) || askIndex.set(w, []).get(w)).push([j, x]))
+    );
     // each page as one document: its title, headings and text
     const byPage = new Map();
     sections.forEach((s) => {
