@@ -17,10 +17,10 @@ from ..docnodes import _Directive, block, emph, para, strong, table, text_nodes
 #: The measurements, oldest first: the folder under ``fieldnotes/check/measured/`` that holds its
 #: ``summary.json`` and ``sample.tsv``, its section title, and its column in the side-by-side table.
 MEASUREMENTS = (
-    ("", "Measured on public code", "first measurement"),
-    ("fresh", "Measured again, on code the rules were not written against", "fresh code"),
-    ("fresh2", "Measured a third time, after the fixes, on code nobody tuned them on", "after the fixes"),
-    ("fresh3", "Fourth measurement: after the fixes, on fresh code", "fresh code, current rules"),
+    ("", "1 · Measured on public code", "1 · first"),
+    ("fresh", "2 · Again, on code the rules were not written against", "2 · fresh code"),
+    ("fresh2", "3 · Fresh code, after the first fixes", "3 · fresh, after fixes 1"),
+    ("fresh3", "4 · Fresh code, after the second fixes", "4 · fresh, after fixes 2"),
 )
 
 
