@@ -1036,9 +1036,9 @@ class ViewAfterTranspose(Rule):
     dimension when it is the very expression ``x`` was shaped with (a literal, or a name bound once):
     ``x`` last bound to ``y.reshape(1, s, s, dim).permute(0, 3, 1, 2)`` has sizes ``(1, dim, s, s)``,
     and ``F.interpolate`` keeps the first two (and the input's layout: channels_last here, so the view
-    is decided on that layout): ``x.permute(0, 2, 3, 1).view(1, -1, dim)`` merges only the two spatial
-    dimensions, and works. ``--fix`` writes ``reshape``: the same view where ``view`` worked, a copy
-    where it raised."""
+    is decided on that layout), whatever sizes it is given, also through ``**kwargs`` (dinov2):
+    ``x.permute(0, 2, 3, 1).view(1, -1, dim)`` merges only the two spatial dimensions, and works.
+    ``--fix`` writes ``reshape``: the same view where ``view`` worked, a copy where it raised."""
 
     def rank(self, node: ast.AST, follow: bool = True) -> int | None:
         """The fewest dimensions ``node`` has if it is a transposed tensor, else None."""
@@ -1092,7 +1092,8 @@ class ViewAfterTranspose(Rule):
         decides its rank: ``y.reshape(a, b, c)`` / ``view`` with literal-length sizes (taken as contiguous,
         as the rule takes any tensor not visibly transposed), a literal ``permute`` of a known shape,
         ``contiguous()``, ``F.interpolate(y, ...)`` (the first two sizes of ``y``, the rest new; contiguous
-        for a contiguous ``y``, channels_last for a channels_last one, either for another), or a name whose
+        for a contiguous ``y``, channels_last for a channels_last one, either for another; whatever its
+        other arguments, ``**kwargs`` too, since none of them changes these), or a name whose
         last binding before ``at``, in a block around it, is one of these."""
         if depth > 6:
             return None
@@ -1101,9 +1102,11 @@ class ViewAfterTranspose(Rule):
             if last is None or last[1] is None or not in_block_around(self.src, last[0], at):
                 return None  # unbound here, or bound in a branch that does not hold ``at``
             return self.shape_of(last[1], last[0], depth + 1)
-        if not isinstance(node, ast.Call) or has_star_args(node):
+        if not isinstance(node, ast.Call):
             return None
-        if self.src.calls(node, INTERPOLATE) and node.args:
+        if self.src.calls(node, INTERPOLATE) and node.args and not isinstance(node.args[0], ast.Starred):
+            # the input's first two sizes and its layout, whatever the sizes asked for (dinov2's
+            # ``F.interpolate(y, mode="bicubic", **kwargs)`` with ``size`` or ``scale_factor`` in kwargs)
             inner = self.shape_of(node.args[0], at, depth + 1)
             if inner is None or len(inner[0]) not in (3, 4, 5):
                 return None
@@ -1117,7 +1120,7 @@ class ViewAfterTranspose(Rule):
                     out = [channels_last] if m == channels_last else [plain, channels_last]
                 layouts += [o for o in out if o not in layouts]
             return [*inner[0][:2], *[None] * (n - 2)], layouts
-        if node.keywords:
+        if node.keywords or has_star_args(node):
             return None
         if method_call(node, "reshape", "view"):
             args = node.args
@@ -1302,6 +1305,48 @@ NOT_READS = frozenset(
 )
 #: Calls that, without arguments, build an empty mapping.
 EMPTY_DICTS = ("dict", "OrderedDict")
+#: Operations whose backward uses their own result (autograd saves the output): ``out = a.sigmoid()`` then
+#: ``out.data.zero_()`` changes what the sigmoid's backward reads. Most operations save their inputs, not
+#: their result (``gather``, ``mm``, ``*``, a module call of unknown kind), so changing the result is no
+#: change to any saved value.
+SAVES_RESULT = frozenset(
+    {
+        "sigmoid",
+        "tanh",
+        "exp",
+        "exp2",
+        "expm1",
+        "softmax",
+        "log_softmax",
+        "relu",
+        "sqrt",
+        "rsqrt",
+        "reciprocal",
+    }
+)
+#: Methods that return a view of their receiver (the view's ``.data`` writes the receiver's storage).
+VIEW_METHODS = frozenset(
+    {
+        "view",
+        "view_as",
+        "reshape",
+        "reshape_as",
+        "squeeze",
+        "unsqueeze",
+        "transpose",
+        "permute",
+        "t",
+        "expand",
+        "expand_as",
+        "narrow",
+        "select",
+        "flatten",
+        "unflatten",
+        "movedim",
+        "unfold",
+        "contiguous",
+    }
+)
 
 
 @rule(
@@ -1324,7 +1369,12 @@ class DataInplaceUpdate(Rule):
     ``model.weight.data``; ``out = a.sigmoid()`` that makes it), and a ``.backward(...)`` or
     ``torch.autograd.grad(...)`` follows the write (or the function returns its ``loss``, a
     ``training_step``), with no backward between that read and the write (the pending backward of
-    02-C15). A read through ``.data``/``.grad``/``.shape`` is none. So a hand-written optimizer or
+    02-C15). A read through ``.data``/``.grad``/``.shape`` is none, and only a read of the object the
+    write changes counts: after the last statement that rebinds the name (``dist = dist.gather(1,
+    a).squeeze(1)`` reads the old ``dist``), or that statement's own result where its operation saves its
+    result (``out = a.sigmoid()``; :data:`SAVES_RESULT`, also through a view), not a ``gather``/``mm``/
+    module call, which saves its inputs (RL-Adventure's categorical DQN clamps such a result through
+    ``.data`` before the ``log`` that reads it: no saved value changes). So a hand-written optimizer or
     sampling step after its backward (``p.data.add_(-lr * p.grad)``, Langevin updates of an input), a mask
     applied in ``forward`` (no backward in sight), and copying weights back are left alone, as are
     initialisation methods (``__init__``, ``_?init*``, ``_?reset*``, ``*init*``), random-initialisation
@@ -1532,10 +1582,25 @@ class DataInplaceUpdate(Rule):
         parts.append(node)
         return [ast.unparse(p) for p in reversed(parts)]
 
+    @staticmethod
+    def saves_result(value: ast.AST | None) -> bool:
+        """``value`` is the result of an operation whose backward reads that result (:data:`SAVES_RESULT`:
+        ``a.sigmoid()``, ``torch.exp(x)``, ``F.softmax(x, 1)``), also through views of it
+        (``a.sigmoid().view(-1)``, ``torch.tanh(x)[0]``)."""
+        while True:
+            if isinstance(value, ast.Subscript):
+                value = value.value
+            elif method_call(value, *VIEW_METHODS):
+                value = value.func.value  # type: ignore[union-attr]
+            else:
+                break
+        return isinstance(value, ast.Call) and last_name(value.func) in SAVES_RESULT
+
     def read_at(self, n: ast.AST, tensor: str, owners: set[str]) -> bool:
         """``n`` (a name, attribute or subscript) reads the tensor for a computation: the tensor itself, not
-        through ``.data``/``.grad``/``.shape``..., or assigned the result of a computation; or a call of a
-        module that owns it (``model(x)`` for ``model.weight``)."""
+        through ``.data``/``.grad``/``.shape``..., or assigned the result of an operation that saves its
+        result (:meth:`saves_result`); or a call of a module that owns it (``model(x)`` for
+        ``model.weight``)."""
         text = ast.unparse(n)
         parent = self.src.parent(n)
         if text == tensor:
@@ -1543,9 +1608,32 @@ class DataInplaceUpdate(Rule):
                 return parent.attr not in NOT_READS
             if isinstance(getattr(n, "ctx", None), ast.Store):
                 value = getattr(parent, "value", None)
-                return isinstance(value, (ast.Call, ast.BinOp, ast.UnaryOp, ast.Subscript))
+                if isinstance(parent, ast.AugAssign):
+                    return isinstance(value, (ast.Call, ast.BinOp, ast.UnaryOp, ast.Subscript))
+                return self.saves_result(value)
             return True
         return text in owners and isinstance(parent, ast.Call) and parent.func is n
+
+    def rebinds(self, n: ast.AST, tensor: str, root: str) -> tuple[tuple[int, int], tuple[int, int]] | None:
+        """Where the binding starts and ends, if ``n`` is a target that binds the tensor's name anew
+        (``dist = dist.gather(...)``, ``for x in ...``, ``model = Net()`` for ``model.weight``): a new object
+        from then on. ``x += y`` is none (the same tensor, changed in place). The end of an assignment is the
+        statement's; of a loop or ``with``, its header's."""
+        if not isinstance(getattr(n, "ctx", None), ast.Store):
+            return None
+        if not (ast.unparse(n) == tensor or (isinstance(n, ast.Name) and n.id == root)):
+            return None
+        stmt = self.src.enclosing(n, ast.stmt)
+        if stmt is None or isinstance(stmt, ast.AugAssign):
+            return None
+        header: ast.AST = n
+        if isinstance(stmt, (ast.Assign, ast.AnnAssign)):
+            header = stmt
+        elif isinstance(stmt, (ast.For, ast.AsyncFor)):
+            header = stmt.iter
+        elif isinstance(stmt, (ast.With, ast.AsyncWith)):
+            header = stmt.items[-1].context_expr
+        return (stmt.lineno, stmt.col_offset), (header.end_lineno or 0, header.end_col_offset or 0)
 
     def pending_backward(self, node: ast.AST, data: ast.Attribute) -> bool:
         """A computation read the tensor before ``node`` and its backward follows (see the docstring)."""
@@ -1556,8 +1644,10 @@ class DataInplaceUpdate(Rule):
         tensor, owners = names[-1], set(names[:-1]) - {"self"}
         root = names[0].split("[", 1)[0]
         at = (node.lineno, node.col_offset)
-        last_read = last_backward = None
+        last_backward = None
         later = False
+        reads: list[tuple[tuple[int, int], bool]] = []  # (position, a store: the binding's own result)
+        bound = None  # (start, end) of the last binding before the write that binds the name anew
         for top in self.region(stmt):
             todo = [top]
             while todo:
@@ -1574,15 +1664,23 @@ class DataInplaceUpdate(Rule):
                 elif isinstance(n, ast.Name) and n.id == root and (n.lineno, n.col_offset) < at:
                     level: ast.AST = n
                     while True:
+                        binding = self.rebinds(level, tensor, root)
+                        if binding is not None and (bound is None or binding > bound):
+                            bound = binding
                         if self.read_at(level, tensor, owners):
-                            pos = (level.lineno, level.col_offset)
-                            if last_read is None or pos > last_read:
-                                last_read = pos
+                            store = isinstance(getattr(level, "ctx", None), ast.Store)
+                            reads.append(((level.lineno, level.col_offset), store))
                             break
                         up = self.src.parent(level)
                         if not (isinstance(up, (ast.Attribute, ast.Subscript)) and up.value is level):
                             break
                         level = up
+        # only reads of the object the write changes count: after the last statement that rebinds the name
+        # (``dist = dist.gather(1, a)`` reads the old ``dist``), or that statement's own saved result
+        if bound is not None:
+            start, end = bound
+            reads = [(pos, store) for pos, store in reads if pos > end or (store and pos >= start)]
+        last_read = max((pos for pos, _ in reads), default=None)
         if not later or last_read is None:
             return False
         return last_backward is None or last_read > last_backward
@@ -3273,6 +3371,28 @@ def keyed(src: Source, scope: ast.AST) -> Keyed:
 
 #: Checkpoint keys that hold a configuration.
 CONFIG_KEY = re.compile(r"args?|config|cfg|conf|opts?|options|hparams|hyper_?param(eter)?s|settings", re.I)
+#: A config key in quotes, as source text (a cheap test before walking a file's loads).
+CONFIG_KEY_TEXT = re.compile(r"""['"](?:%s)['"]""" % CONFIG_KEY.pattern, re.I)
+#: Attributes and methods of a tensor (an entry used through them may be a tensor, which loads fine).
+TENSOR_ATTRS = NOT_READS | {
+    "to",
+    "cpu",
+    "cuda",
+    "float",
+    "half",
+    "double",
+    "long",
+    "int",
+    "bool",
+    "numpy",
+    "item",
+    "tolist",
+    "clone",
+    "detach",
+    "view",
+    "reshape",
+    "T",
+}
 #: Config classes that are no plain dict for torch.load's weights_only unpickler.
 CONFIG_CLASSES = frozenset(
     {"CfgNode", "CN", "EasyDict", "edict", "DictConfig", "SimpleNamespace", "Namespace"}
@@ -3284,8 +3404,8 @@ CONFIG_CLASSES = frozenset(
     name="namespace-in-checkpoint",
     title="checkpoint holding an argparse.Namespace loaded with torch.load's default weights_only=True",
     message="the checkpoint holds an argparse.Namespace or a config object (this file saves one in it, or "
-    "reads its 'args' entry back as an object), and torch.load defaults to weights_only=True since torch "
-    "2.6, which refuses it: "
+    "reads its 'args' (or another config key's) entry back as an object), and torch.load defaults to "
+    "weights_only=True since torch 2.6, which refuses it: "
     "UnpicklingError 'Unsupported global: argparse.Namespace'; adding weights_only=True, TorchFix's "
     "autofix, fails the same way",
     fix="load inside torch.serialization.safe_globals([argparse.Namespace]) (your config class too; "
@@ -3308,14 +3428,15 @@ class NamespaceInCheckpoint(Rule):
     yacs ``CfgNode`` parameter read as ``config.OUTPUT``, an ``args`` parameter read as ``args.output_dir``).
     The load must read that checkpoint: its result is indexed with one of the saved keys
     (``ckpt["model"]``, ``torch.load(p)["args"]``), or it loads the same path expression the save wrote.
-    Also, wherever the checkpoint was saved, a load whose ``"args"`` entry is used as an object, which a
-    plain dict (``vars(args)``) is not: ``ckpt["args"].arch``, ``vars(ckpt["args"])``, ``a =
-    ckpt.get("args")`` then ``a.lr`` (a dict method, ``ckpt["args"]["lr"]`` or ``Namespace(**ckpt["args"])``
-    is no such use). Left alone: loads under ``with torch.serialization.safe_globals(...)``, loads in a
-    file that calls ``add_safe_globals`` (at module level: before the load), and files that set
-    ``TORCH_FORCE_NO_WEIGHTS_ONLY_LOAD``."""
+    Also, wherever the checkpoint was saved, a load whose ``"args"`` entry (or one under another config
+    key: ``"config"``, ``"opt"``, ``"settings"``...) is used as an object, which a plain dict
+    (``vars(args)``) is not: ``ckpt["args"].arch``, ``vars(ckpt["args"])``, ``a = ckpt.get("args")`` then
+    ``a.lr``, attention-is-all-you-need's ``model_opt = checkpoint["settings"]`` then
+    ``model_opt.d_model`` (a dict method, a tensor's attribute, ``ckpt["args"]["lr"]`` or
+    ``Namespace(**ckpt["args"])`` is no such use). Left alone: loads under ``with
+    torch.serialization.safe_globals(...)``, loads in a file that calls ``add_safe_globals`` (at module
+    level: before the load), and files that set ``TORCH_FORCE_NO_WEIGHTS_ONLY_LOAD``."""
 
-    ARGS_KEYS = frozenset({"args"})
     DICT_METHODS = frozenset({"get", "items", "keys", "values", "copy", "pop", "update", "setdefault"}) | {
         "clear",
         "popitem",
@@ -3422,7 +3543,9 @@ class NamespaceInCheckpoint(Rule):
             owner, key = node.func.value, node.args[0]  # type: ignore[union-attr]
         else:
             return False
-        if not (isinstance(key, ast.Constant) and key.value in self.ARGS_KEYS):
+        if not (
+            isinstance(key, ast.Constant) and isinstance(key.value, str) and CONFIG_KEY.fullmatch(key.value)
+        ):
             return False
         return dotted(owner) == name if name is not None else True
 
@@ -3431,7 +3554,11 @@ class NamespaceInCheckpoint(Rule):
         it, or a name bound once to it and used so."""
         parent = self.src.parent(entry)
         if isinstance(parent, ast.Attribute) and parent.value is entry:
-            return not parent.attr.startswith("__") and parent.attr not in self.DICT_METHODS
+            return not (
+                parent.attr.startswith("__")
+                or parent.attr in self.DICT_METHODS
+                or parent.attr in TENSOR_ATTRS
+            )
         if isinstance(parent, ast.Call) and last_name(parent.func) == "vars" and parent.args == [entry]:
             return True
         if (
@@ -3465,7 +3592,10 @@ class NamespaceInCheckpoint(Rule):
         if name is None:
             return False
         scope = self.src.function_or_module(load)
-        if keyed(self.src, scope).reads.get(name, set()).isdisjoint(self.ARGS_KEYS):
+        if not any(
+            isinstance(k, str) and CONFIG_KEY.fullmatch(k)
+            for k in keyed(self.src, scope).reads.get(name, set())
+        ):
             return False  # (decided from the scope's keyed reads, walked once)
         return any(self.args_entry(n, name) and self.used_as_object(n) for n in own_nodes(scope))
 
@@ -3484,7 +3614,7 @@ class NamespaceInCheckpoint(Rule):
     def finish(self) -> None:
         if not self.loads or "TORCH_FORCE_NO_WEIGHTS_ONLY_LOAD" in self.src.code:
             return
-        if "'args'" in self.src.code or '"args"' in self.src.code:
+        if CONFIG_KEY_TEXT.search(self.src.code):
             objects = [load for load in self.loads if self.reads_args_object(load)]
             self.loads = [load for load in self.loads if load not in objects]
             for load in objects:
@@ -3616,6 +3746,10 @@ class LossDataIndex(Rule):
     nn.CrossEntropyLoss().cuda()``), with ``reduction`` absent, ``"mean"`` or ``"sum"`` and no legacy
     ``size_average``/``reduce``, or a whole-tensor ``.mean()``/``.sum()``; or a name with ``loss`` in it
     that the same function backpropagates with a bare ``x.backward()`` (only a one-element tensor can be).
+    Also a call of a function of the same file (a notebook's cells are one module) whose every ``return``
+    gives such a loss: its negation, its sum, difference, product or quotient with a number or another
+    such loss, or a name last bound to one (RL-Adventure's ``loss = compute_td_loss(batch_size)`` then
+    ``losses.append(loss.data[0])``, the function in another cell returning ``loss = (...).pow(2).mean()``).
     ``--fix`` writes ``x.item()`` where the loss is one of those calls: the index could only raise there."""
 
     @staticmethod
@@ -3648,6 +3782,41 @@ class LossDataIndex(Rule):
             and self.reduced(node)
         )
 
+    def number(self, node: ast.AST) -> bool:
+        """An int or float literal, or a name bound only to them (``num_quant = 51``)."""
+        values = [node] if isinstance(node, ast.Constant) else self.src.values(node) or []
+        return bool(values) and all(
+            isinstance(v, ast.Constant) and type(v.value) in (int, float) for v in values
+        )
+
+    def zero_dim(self, node: ast.AST | None, at: ast.AST, depth: int = 0) -> bool:
+        """``node``, evaluated at ``at``, is a 0-dim loss: a :meth:`loss_call`, its negation, arithmetic of it
+        with numbers or other such losses, or a name whose last binding before ``at`` (in a block around
+        it) is one."""
+        if node is None or depth > 4:
+            return False
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
+            return self.zero_dim(node.operand, at, depth + 1)
+        if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Sub, ast.Mult, ast.Div)):
+            sides = [self.zero_dim(s, at, depth + 1) for s in (node.left, node.right)]
+            return any(sides) and all(z or self.number(s) for z, s in zip(sides, (node.left, node.right)))
+        if isinstance(node, ast.Name):
+            last = bound_before(self.src, node.id, at)
+            if last is None or last[1] is None or not in_block_around(self.src, last[0], at):
+                return False
+            return self.zero_dim(last[1], last[0], depth + 1)
+        return self.loss_call(node)
+
+    def returns_loss(self, call: ast.AST) -> bool:
+        """``call`` calls a function of this file whose every ``return`` gives a 0-dim loss."""
+        fn = local_def(self.src, call.func, ast.FunctionDef) if isinstance(call, ast.Call) else None
+        if fn is None:
+            return False
+        returns = [n for n in own_nodes(fn) if isinstance(n, ast.Return)]
+        if not returns or any(isinstance(n, (ast.Yield, ast.YieldFrom)) for n in own_nodes(fn)):
+            return False
+        return all(self.zero_dim(r.value, r) for r in returns)
+
     def backpropagated(self, base: ast.AST) -> bool:
         name = dotted(base)
         if name is None or "loss" not in name.lower():
@@ -3665,7 +3834,7 @@ class LossDataIndex(Rule):
             return
         base = data.value
         values = [base] if isinstance(base, ast.Call) else self.src.values(base)
-        if values and all(self.loss_call(v) for v in values):
+        if values and all(self.loss_call(v) or self.returns_loss(v) for v in values):
             self.report(node, fixable=True)
         elif self.backpropagated(base):
             self.report(node)
