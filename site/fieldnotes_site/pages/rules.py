@@ -21,6 +21,7 @@ MEASUREMENTS = (
     ("fresh", "2 · Again, on code the rules were not written against", "2 · fresh code"),
     ("fresh2", "3 · Fresh code, after the first fixes", "3 · fresh, after fixes 1"),
     ("fresh3", "4 · Fresh code, after the second fixes", "4 · fresh, after fixes 2"),
+    ("fresh4", "5 · Fresh code, after the third fixes", "5 · fresh, after fixes 3"),
 )
 
 
