@@ -171,12 +171,52 @@ CASES: dict[str, tuple[list[str], list[str]]] = {
     ),
     "FNC005": (
         [
-            "x = torch.Tensor(3)",
+            # sizes (or one literal number) only where the file reads the uninitialised values before any fill
+            """
+            x = torch.Tensor(3)
+            y = x + 1
+            """,
             """
             import numpy as np
             x = torch.Tensor(np.zeros(3))
             """,
-            "t = torch.Tensor(2, 3)",
+            "n = torch.Tensor(2, 3).sum().item()",
+            "print(torch.Tensor(3))",
+            # the notebook cell's value, displayed (d2l-pytorch's Data_Manipulation), and a lambda's result
+            "torch.FloatTensor(2, 3)",
+            "make = lambda: torch.Tensor(3)",
+            # arithmetic on it as data (pytorch/examples distributed/rpc/rnn)
+            """
+            def get_next_batch(batch, nindices, ntoken, nclass):
+                for _ in range(5):
+                    data = torch.LongTensor(batch, nindices) % ntoken
+                    target = torch.LongTensor(batch, ntoken) % nclass
+                    yield data, target
+            """,
+            # returned, compared, indexed for reading, converted, after shape look-ups only
+            """
+            def buffer(n, d):
+                out = torch.Tensor(n, d)
+                return out
+            """,
+            """
+            t = torch.FloatTensor(4, 4).cuda()
+            rows = t.size(0)
+            mask = t > 0
+            """,
+            """
+            t = torch.Tensor(2, 3)
+            first = t[0].tolist()
+            """,
+            """
+            t = torch.LongTensor(4)
+            print(f"ids: {t}")
+            """,
+            """
+            t = torch.Tensor(2, 3)
+            arr = t.numpy()
+            t.zero_()
+            """,
             # read before anything fills it: printed uninitialised (uvadlc's and NYU-DLSP20's tutorials),
             # one row set outside a loop, filled only later
             """
@@ -195,9 +235,12 @@ CASES: dict[str, tuple[list[str], list[str]]] = {
             t = torch.Tensor(a)
             """,
             "t = torch.Tensor(x.numpy())",
-            # sizes to a typed constructor are still uninitialised memory (pytorch/examples rpc/rnn)
-            "data = torch.LongTensor(batch, n)",
-            "t = torch.FloatTensor(4)",
+            # sizes to a typed constructor are still uninitialised memory
+            """
+            data = torch.LongTensor(batch, n)
+            total = data.sum()
+            """,
+            "s = float(torch.FloatTensor(1))",
             # a float64 array cast silently: another dtype, or one value of several not float32
             """
             import numpy as np
@@ -315,6 +358,95 @@ CASES: dict[str, tuple[list[str], list[str]]] = {
             b = torch.FloatTensor(4)
             nn.init.zeros_(b)
             """,
+            # sizes never read at all: nothing read uninitialised
+            "x = torch.Tensor(3)",
+            "t = torch.Tensor(2, 3)",
+            "data = torch.LongTensor(batch, n)",
+            "t = torch.FloatTensor(4)",
+            # first passed to a function that fills it (the fifth measurement's false positives:
+            # a-PyTorch-Tutorial-to-Image-Captioning utils.py, ssd.pytorch multibox_loss.py)
+            """
+            def init_embedding(embeddings):
+                bias = (3.0 / embeddings.size(1)) ** 0.5
+                torch.nn.init.uniform_(embeddings, -bias, bias)
+            def load_embeddings(emb_file, word_map):
+                with open(emb_file, "r") as f:
+                    emb_dim = len(f.readline().split(" ")) - 1
+                vocab = set(word_map.keys())
+                embeddings = torch.FloatTensor(len(vocab), emb_dim)
+                init_embedding(embeddings)
+                for line in open(emb_file, "r"):
+                    line = line.split(" ")
+                    emb_word = line[0]
+                    embedding = [float(t) for t in line[1:] if t and not t.isspace()]
+                    if emb_word not in vocab:
+                        continue
+                    embeddings[word_map[emb_word]] = torch.FloatTensor(embedding)
+                return embeddings, emb_dim
+            """,
+            """
+            from torch.autograd import Variable
+            from ..box_utils import match
+            class MultiBoxLoss(nn.Module):
+                def forward(self, predictions, targets):
+                    loc_data, conf_data, priors = predictions
+                    num = loc_data.size(0)
+                    priors = priors[:loc_data.size(1), :]
+                    num_priors = (priors.size(0))
+                    loc_t = torch.Tensor(num, num_priors, 4)
+                    conf_t = torch.LongTensor(num, num_priors)
+                    for idx in range(num):
+                        truths = targets[idx][:, :-1].data
+                        labels = targets[idx][:, -1].data
+                        defaults = priors.data
+                        match(self.threshold, truths, defaults, self.variance, labels,
+                              loc_t, conf_t, idx)
+                    if self.use_gpu:
+                        loc_t = loc_t.cuda()
+                        conf_t = conf_t.cuda()
+                    loc_t = Variable(loc_t, requires_grad=False)
+                    conf_t = Variable(conf_t, requires_grad=False)
+                    pos = conf_t > 0
+                    return pos.sum()
+            """,
+            # the same shapes in other spellings: a method that fills it, a fill after .to(), one literal
+            # row then a loop over the rest, an out= argument, a rebinding, a fill under a shape check
+            """
+            class Table:
+                def build(self, n, d):
+                    table = torch.Tensor(n, d)
+                    self.fill_rows(table)
+                    return table
+            """,
+            """
+            x = torch.FloatTensor(8, 3).to(device)
+            x.normal_()
+            y = x * 2
+            """,
+            """
+            pad = torch.LongTensor(4, 10)
+            pad[0] = 0
+            for i in range(1, 4):
+                pad[i] = i
+            print(pad)
+            """,
+            """
+            buf = torch.Tensor(3, 3)
+            torch.randn(3, 3, out=buf)
+            print(buf)
+            """,
+            """
+            h = torch.Tensor(2, 5)
+            h = encoder(h0)
+            print(h)
+            """,
+            """
+            x = torch.Tensor(2, 3)
+            if x.dim() == 2 and x is not None:
+                x.fill_(0)
+            print(x + 1)
+            """,
+            "emb = torch.Tensor(10, 4)\ncopy_weights(emb)\nprint(emb.sum())",
         ],
     ),
     "FNC006": (
@@ -2342,8 +2474,39 @@ CASES: dict[str, tuple[list[str], list[str]]] = {
             losses.append(loss.data[0])
             print(categorical_loss(32).data[0], quantile_td_loss(32).data[0])
             """,
+            # the operands of a backpropagated sum are one element too (ssd.pytorch train.py, the fifth
+            # measurement's misses): loss_l.data[0] raises before the flagged loss.data[0] does
+            """
+            def train():
+                for iteration in range(max_iter):
+                    out = net(images)
+                    optimizer.zero_grad()
+                    loss_l, loss_c = criterion(out, targets)
+                    loss = loss_l + loss_c
+                    loss.backward()
+                    optimizer.step()
+                    loc_loss += loss_l.data[0]
+                    conf_loss += loss_c.data[0]
+            """,
+            """
+            total_loss = -0.5 * kl_loss + recon_loss / n
+            total_loss.backward()
+            print(recon_loss.data[0])
+            """,
         ],
         [
+            # an operand not backpropagated, or combined by a call (a vector reduced afterwards)
+            """
+            loss_vec = criterion_none(out, y)
+            loss = (loss_vec * weights).sum()
+            loss.backward()
+            first = loss_vec.data[0]
+            """,
+            """
+            summed = loss_l + loss_c
+            logged = summed * 2
+            print(loss_l.data[0])
+            """,
             # a reduction over one dimension keeps a vector
             """
             loss = (pred - y).pow(2).mean(dim=0)

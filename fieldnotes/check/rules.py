@@ -818,6 +818,32 @@ FILLS = frozenset(
 )
 #: Methods that return the tensor's values unchanged (moved or cast).
 KEEPS_VALUES = (*CONVERSIONS_KEEPING, "cpu", "contiguous", "pin_memory")
+#: What a use of an uninitialised tensor does first (FNC005): reads its values, only looks at its shape
+#: (or writes one row), or fills it (also: anything the rule cannot follow).
+READ, META, FILL = "read", "meta", "fill"
+#: Attributes and methods that look only at a tensor's shape, dtype or device.
+SHAPE_ONLY = frozenset(
+    {"shape", "size", "dim", "ndim", "ndimension", "numel", "nelement", "dtype", "device", "is_cuda"}
+)
+#: Methods whose result depends on every value (reductions, conversions to Python, arithmetic).
+READS_VALUES = frozenset(
+    {"item", "tolist", "numpy", "sum", "mean", "max", "min", "prod", "std", "var", "norm", "argmax"}
+    | {"argmin", "any", "all", "abs", "exp", "log", "sqrt", "add", "sub", "mul", "div", "add_", "sub_"}
+    | {"mul_", "div_", "mm", "matmul", "bmm", "eq", "ne", "lt", "gt", "le", "ge", "equal", "allclose"}
+    | {"cumsum", "clamp", "clamp_", "sign", "pow", "__repr__", "__str__"}
+)
+#: torch functions that read every value of a tensor passed to them.
+READING_TORCH = READS_VALUES | {"cat", "stack", "isnan", "isfinite", "save"}
+#: Builtins that read a tensor's values (print shows them).
+READING_BUILTINS = frozenset({"print", "float", "int", "bool", "list", "tuple", "sum", "max", "min", "abs"})
+
+
+def is_literal_index(node: ast.AST) -> bool:
+    """An index of integer literals only (``0``, ``-1``, ``(0, 2)``): one element or row, not a slice."""
+    elts = node.elts if isinstance(node, ast.Tuple) else [node]
+    return bool(elts) and all(int_value(e) is not None for e in elts)
+
+
 FLOAT32 = frozenset({"numpy.float32", "numpy.single"})
 
 
@@ -844,9 +870,11 @@ class LegacyTensorConstructor(Rule):
     dtype=np.float32)``, ``a.astype("float32")``): the cast changes nothing. So are sizes passed straight
     to ``nn.Parameter`` (``nn.Parameter(torch.Tensor(out, in))``, then ``nn.init``) or to
     ``register_buffer`` (``self.register_buffer("features", torch.Tensor(n, d))``, then a reset): the
-    shape of a parameter or buffer that the layer initialises, as ``torch.empty`` would make it. So are
-    sizes whose every value is written before anything reads one (see :meth:`filled_before_read`):
-    ``torch.Tensor(5).random_(10)``, ``x = torch.Tensor(n, d).to(device)`` then rows assigned in a loop."""
+    shape of a parameter or buffer that the layer initialises, as ``torch.empty`` would make it. Sizes (or one
+    literal number, which may be meant as data) are reported only where the file shows the uninitialised
+    values read before anything fills them (see :meth:`read_before_fill`): ``print(torch.Tensor(2, 3))``,
+    ``data = torch.LongTensor(batch, n) % ntoken``; not ``torch.Tensor(5).random_(10)``, rows assigned in
+    a loop, nor a tensor first passed to a function that may fill it (``init_embedding(emb)``)."""
 
     def is_array(self, node: ast.AST) -> bool:
         values = [node] if isinstance(node, ast.Call) else self.src.values(node) or []
@@ -895,60 +923,101 @@ class LegacyTensorConstructor(Rule):
             if self.src.calls(node, {"torch.Tensor"}) and not self.float32_array(args[0]):
                 self.report(node)
         elif (len(args) > 1 or is_constant_number(args[0])) and not self.shape_of_a_layer(node):
-            if not self.filled_before_read(node):
+            if self.read_before_fill(node):
                 self.report(node)
 
-    @staticmethod
-    def fills(node: ast.AST | None, receiver: ast.AST) -> bool:
-        """``node`` is ``receiver`` (its parent) called with a method that overwrites every value."""
-        return isinstance(node, ast.Attribute) and node.value is receiver and node.attr in FILLS
+    def read_before_fill(self, node: ast.Call) -> bool:
+        """The file shows the uninitialised values READ before anything fills or overwrites them: the tensor
+        (``node``, or the name it is assigned to, use by use in the order they are written) used in
+        arithmetic or a comparison, reduced (``x.sum()``), converted (``.item()``, ``.tolist()``,
+        ``.numpy()``), indexed for reading, returned, printed or displayed (a notebook cell's bare value),
+        with only shape/dtype/device look-ups (``x.size(0)``) and writes of single literal-indexed rows
+        (``x[0] = 1``) before that. Anything else comes first, and the rule stays silent: a fill
+        (``x.uniform_()``, ``nn.init.normal_(x)``), rows assigned in a loop, a rebinding, or the tensor passed
+        to any call that could fill it (``init_embedding(emb)``, ssd.pytorch's ``match(..., loc_t, ...)``)."""
+        return self.fate(node, 0) == READ
 
-    def filled_before_read(self, node: ast.Call) -> bool:
-        """The sizes are a shape and every value is written before anything reads one: a fill chained on
-        (``torch.Tensor(5).random_(10)``, also after ``.to(device)``), or the next use of the name it is
-        assigned to fills it (``x.uniform_(-1, 1)``, ``nn.init.normal_(x)``), rebinds it, or assigns its rows
-        in a loop (``for i in range(n): x[i] = ...``)."""
-        top: ast.AST = node
-        while True:
+    def fate(self, node: ast.AST, depth: int) -> str:
+        """What first happens to the (uninitialised) value of ``node``: READ, META (only its shape, dtype or
+        a single literal row write: look further) or FILL (filled, overwritten, or out of sight)."""
+        top = node
+        while True:  # through methods that keep the values: .to(device), .cuda(), .float()
             up = self.src.parent(top)
-            if self.fills(up, top) and isinstance(self.src.parent(up), ast.Call):  # type: ignore[arg-type]
-                return True
-            if isinstance(up, ast.Attribute) and method_call(self.src.parent(up), *KEEPS_VALUES):
-                top = self.src.parent(up)  # type: ignore[assignment]
+            if not (isinstance(up, ast.Attribute) and up.value is top):
+                break
+            call = self.src.parent(up)
+            called = isinstance(call, ast.Call) and call.func is up
+            if up.attr in SHAPE_ONLY:
+                return META
+            if called and up.attr in KEEPS_VALUES:
+                top = call  # type: ignore[assignment]
                 continue
-            break
-        stmt = self.src.parent(top)
-        if not (
-            isinstance(stmt, ast.Assign)
-            and stmt.value is top
-            and len(stmt.targets) == 1
-            and isinstance(stmt.targets[0], ast.Name)
+            return READ if called and up.attr in READS_VALUES else FILL
+        up = self.src.parent(top)
+        if isinstance(up, (ast.BinOp, ast.UnaryOp, ast.Return, ast.Yield, ast.Lambda, ast.FormattedValue)):
+            return READ  # arithmetic, returned (a lambda's body too), formatted
+        if isinstance(up, ast.Expr):
+            return READ  # a bare value: displayed as a notebook cell's output
+        if isinstance(up, ast.Compare):
+            return META if all(isinstance(o, (ast.Is, ast.IsNot)) for o in up.ops) else READ
+        if isinstance(up, ast.AugAssign):
+            return READ  # y += x
+        if isinstance(up, ast.Subscript) and up.value is top:
+            if isinstance(up.ctx, ast.Load):
+                inner = self.fate(up, depth + 9)  # a row read (x[0].sum()) or a row filled (x[i].copy_(v))
+                return READ if inner == READ else FILL
+            if isinstance(up.ctx, ast.Store) and is_literal_index(up.slice):
+                return META  # one row written: the others are still uninitialised
+            return FILL  # x[i] = v, x[:] = v: rows written (in a loop, or all), or out of sight
+        if isinstance(up, ast.Call) and top in up.args:
+            func = up.func
+            if isinstance(func, ast.Name) and self.src.lookup(func.id, up) is None:
+                if func.id in READING_BUILTINS:
+                    return READ
+                if func.id in ("len", "isinstance", "type", "id"):
+                    return META
+            names = self.src.callee(up)
+            if any(n.startswith("torch.") and n.rsplit(".", 1)[1] in READING_TORCH for n in names):
+                return READ
+            return FILL  # passed to a call that could fill it
+        if (
+            isinstance(up, ast.Assign)
+            and up.value is top
+            and len(up.targets) == 1
+            and isinstance(up.targets[0], ast.Name)
+            and depth < 3
         ):
-            return False
-        name = stmt.targets[0].id
+            return self.fate_of_name(up, up.targets[0].id, depth)
+        return FILL
+
+    def fate_of_name(self, stmt: ast.Assign, name: str, depth: int) -> str:
+        """The first use of ``name`` after ``stmt`` (in this function or module, in written order) that is
+        not a look-up of its shape: READ, or FILL for anything else (none: never read)."""
         after = (stmt.end_lineno, stmt.end_col_offset)
-        uses = [
-            n
-            for n in own_nodes(self.src.function_or_module(stmt))
-            if isinstance(n, ast.Name) and n.id == name and (n.lineno, n.col_offset) >= after
-        ]
-        if not uses:
-            return False
-        first = min(uses, key=lambda n: (n.lineno, n.col_offset))
-        if isinstance(first.ctx, ast.Store):
-            return True
-        parent = self.src.parent(first)
-        if self.fills(parent, first) and isinstance(self.src.parent(parent), ast.Call):  # type: ignore[arg-type]
-            return True
-        if isinstance(parent, ast.Call) and parent.args[:1] == [first]:
-            return any(n.startswith("torch.nn.init.") and n.endswith("_") for n in self.src.callee(parent))
-        if isinstance(parent, ast.Subscript) and isinstance(parent.ctx, ast.Store):
-            around = set(map(id, self.src.ancestors(stmt)))
-            return any(
-                isinstance(a, (ast.For, ast.AsyncFor, ast.While)) and id(a) not in around
-                for a in self.src.ancestors(parent)
-            )
-        return False
+
+        def at(n: ast.Name) -> tuple[int, int]:
+            if isinstance(n.ctx, ast.Store):  # an assignment's target is bound after its value is read
+                owner = self.src.enclosing(n, ast.stmt)
+                return (owner.end_lineno, owner.end_col_offset)
+            return (n.lineno, n.col_offset)
+
+        uses = sorted(
+            (
+                n
+                for n in own_nodes(self.src.function_or_module(stmt))
+                if isinstance(n, ast.Name) and n.id == name and n is not stmt.targets[0] and at(n) >= after
+            ),
+            key=at,
+        )
+        for use in uses:
+            if isinstance(use.ctx, ast.Store):
+                return READ if isinstance(self.src.parent(use), ast.AugAssign) else FILL
+            if not isinstance(use.ctx, ast.Load):
+                return FILL
+            found = self.fate(use, depth + 1)
+            if found != META:
+                return found
+        return FILL
 
 
 #: A tensor's sizes as the expressions it was shaped with (None: unknown) and its possible layouts.
@@ -3818,13 +3887,39 @@ class LossDataIndex(Rule):
         return all(self.zero_dim(r.value, r) for r in returns)
 
     def backpropagated(self, base: ast.AST) -> bool:
+        """``base``, a name with ``loss`` in it, is backpropagated with a bare ``backward()`` in its function
+        (only a one-element tensor can be), or is an operand of a sum, difference, product or quotient that
+        is (ssd.pytorch's ``loss = loss_l + loss_c`` then ``loss.backward()``: broadcasting never makes a
+        result smaller than an operand, so each is one element too)."""
         name = dotted(base)
         if name is None or "loss" not in name.lower():
             return False
+        nodes = list(own_nodes(self.src.function_or_module(base)))
+        backed = {
+            dotted(n.func.value)
+            for n in nodes
+            if method_call(n, "backward") and not n.args and not n.keywords
+        }
+        if name in backed:
+            return True
         return any(
-            method_call(n, "backward") and not n.args and not n.keywords and dotted(n.func.value) == name
-            for n in own_nodes(self.src.function_or_module(base))
+            isinstance(n, ast.Assign)
+            and len(n.targets) == 1
+            and dotted(n.targets[0]) in backed
+            and isinstance(n.value, ast.BinOp)
+            and name in self.operands(n.value)
+            for n in nodes
         )
+
+    @classmethod
+    def operands(cls, node: ast.AST) -> set[str]:
+        """The names a tree of ``+ - * /`` (and negation) combines: ``loss_l + 0.5 * loss_c``."""
+        if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Sub, ast.Mult, ast.Div)):
+            return cls.operands(node.left) | cls.operands(node.right)
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
+            return cls.operands(node.operand)
+        name = dotted(node)
+        return {name} if name else set()
 
     def visit_Subscript(self, node: ast.Subscript) -> None:
         data = node.value
