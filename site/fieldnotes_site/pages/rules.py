@@ -22,6 +22,7 @@ MEASUREMENTS = (
     ("fresh2", "3 · Fresh code, after the first fixes", "3 · fresh, after fixes 1"),
     ("fresh3", "4 · Fresh code, after the second fixes", "4 · fresh, after fixes 2"),
     ("fresh4", "5 · Fresh code, after the third fixes", "5 · fresh, after fixes 3"),
+    ("fresh5", "6 · Fresh code, after the fourth fixes", "6 · fresh, after fixes 4"),
 )
 
 
