@@ -811,11 +811,19 @@ LEGACY_TENSORS = frozenset(
 PARAMETERS = frozenset({"torch.nn.Parameter", "torch.nn.parameter.Parameter"})
 #: Conversions that keep a tensor's values (FNC009's CONVERSIONS too).
 CONVERSIONS_KEEPING = ("to", "cuda", "float", "double", "half", "bfloat16", "type")
-#: In-place methods that overwrite every value of a tensor.
-FILLS = frozenset(
-    {"random_", "fill_", "uniform_", "normal_", "zero_", "copy_", "bernoulli_", "exponential_", "geometric_"}
-    | {"cauchy_", "log_normal_"}
+#: In-place methods that draw every value of a tensor at random.
+RANDOM_INIT_METHODS = (
+    "normal_",
+    "uniform_",
+    "bernoulli_",
+    "cauchy_",
+    "exponential_",
+    "geometric_",
+    "log_normal_",
+    "random_",
 )
+#: In-place methods that overwrite every value of a tensor.
+FILLS = frozenset({*RANDOM_INIT_METHODS, "fill_", "zero_", "copy_"})
 #: Methods that return the tensor's values unchanged (moved or cast).
 KEEPS_VALUES = (*CONVERSIONS_KEEPING, "cpu", "contiguous", "pin_memory")
 #: What a use of an uninitialised tensor does first (FNC005): reads its values, only looks at its shape
@@ -1353,20 +1361,9 @@ class VariableVolatile(Rule):
             self.report(node)
 
 
-RANDOM_INIT_METHODS = (
-    "normal_",
-    "uniform_",
-    "bernoulli_",
-    "cauchy_",
-    "exponential_",
-    "geometric_",
-    "log_normal_",
-    "random_",
-)
 NO_GRAD = frozenset({"torch.no_grad", "torch.inference_mode", "torch.autograd.grad_mode.no_grad"})
 #: In-place methods that are no update of the values autograd saw: random initialisation, flags.
 NOT_UPDATES = (*RANDOM_INIT_METHODS, "requires_grad_", "share_memory_")
-#: In-place methods that overwrite a tensor with another one's values.
 #: Attributes of a tensor that read no values a computation could save.
 NOT_READS = frozenset(
     {"data", "grad", "shape", "dtype", "device", "requires_grad", "is_leaf", "grad_fn", "size", "dim", "ndim"}
