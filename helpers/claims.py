@@ -22,9 +22,6 @@ import re
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
-import numpy as np
-import torch
-
 __all__ = [
     "ClaimError",
     "LedgerEntry",
@@ -114,6 +111,9 @@ def claim(cid: str, statement: str, condition: Any, detail: str = "", *, against
     else (a list, a multi-element tensor, None) raises ``TypeError`` so that a
     check can never pass by accident through truthiness.
     """
+    import numpy as np  # here, not at the top: the site build reads ledgers without torch
+    import torch
+
     _validate(cid, statement)
     _reference(cid, statement, against)
     if isinstance(condition, torch.Tensor):
@@ -150,6 +150,8 @@ def claim_close(
     independent reference named by ``against``; passing the very same tensor (or a
     view of the same memory) as both sides raises ``ValueError``: that checks nothing.
     """
+    import torch
+
     _validate(cid, statement)
     _reference(cid, statement, against)
     if (rtol is None) != (atol is None):

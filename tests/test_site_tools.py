@@ -106,3 +106,25 @@ def test_printed_tables_are_told_from_prose_outputs(text, tabular):
     from fieldnotes_site.notebook_page import is_tabular
 
     assert is_tabular(text) is tabular
+
+
+def test_cached_segmentation_splits_as_jieba_does_the_whole_text(tmp_path):
+    """SearchChinesePorter.split segments block by block with a cache. On the notebooks' own text (English,
+    code, Chinese terms) it returns what Sphinx's Chinese indexer computes, jieba's search-mode segmentation
+    of the whole text plus its Latin words, word for word, also after a user dictionary (the build's glossary
+    terms) is loaded once segmentations were cached: 随机种子 is then one word too, not only 随机 + 种子."""
+    import jieba
+
+    from tools.notebooks import notebook_paths, read
+
+    texts = ["随机种子 的 可复现性：weights_only=True 的 torch.load 3.5e-3 x+1"] + [
+        c.source for p in notebook_paths()[:4] for c in read(p).cells
+    ]
+    SearchChinesePorter({}).split(texts[0])  # segmentations cached before the dictionary
+    userdict = tmp_path / "userdict.txt"
+    userdict.write_text("随机种子 100000\n可复现性 100000\n", encoding="utf-8")
+    ours = SearchChinesePorter({"dict": str(userdict)})
+    for text in texts:
+        latin = [t.strip() for t in ours.latin1_letters.findall(text)]
+        assert ours.split(text) == list(jieba.cut_for_search(text)) + latin
+    assert "随机种子" in ours.split(texts[0])

@@ -5,8 +5,10 @@ reader's question against (so a question lands on the section that answers it, n
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from typing import Any
 
+import jieba
 from docutils import nodes
 from sphinx.search.zh import SearchChinese
 
@@ -27,6 +29,30 @@ class SearchChinesePorter(SearchChinese):
 
     def stem(self, word: str) -> str:
         return porter.stem(word.lower())
+
+    def init(self, options: dict[str, str]) -> None:
+        super().init(options)  # loads the user dictionary (the glossary's terms) into jieba
+        _segment.cache_clear()  # segmentations made before it would miss those terms
+
+    def split(self, input: str) -> list[str]:
+        """What :meth:`SearchChinese.split` returns, with jieba run once per distinct block.
+
+        ``jieba.cut_for_search`` segments each block of ``jieba.re_han_default.split(input)`` on its own
+        (words, numbers, runs of Chinese; the separators between them), so the concatenation of the
+        blocks' segmentations is the text's. Most of the site's blocks are the same English words again
+        and again: caching them took the index from 11 s of a 24 s build to 4 s, and the built site came out
+        byte for byte the same (tests/test_site_tools.py compares the split with jieba's on whole texts).
+        """
+        chinese = [w for blk in jieba.re_han_default.split(input) if blk for w in _segment(blk)]
+        latin1 = [term.strip() for term in self.latin1_letters.findall(input)]
+        self.latin_terms.update(latin1)
+        return chinese + latin1
+
+
+@lru_cache(maxsize=None)
+def _segment(block: str) -> tuple[str, ...]:
+    """jieba's search-mode segmentation of one block (jieba's dictionary is loaded once, at init)."""
+    return tuple(jieba.cut_for_search(block))
 
 
 def error_records(site: SiteData) -> list[dict[str, str]]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import ast
 import re
+from functools import lru_cache
 
 
 def heading_before(cells: list, index: int) -> str:
@@ -23,8 +24,10 @@ def heading_before(cells: list, index: int) -> str:
     return ""
 
 
+@lru_cache(maxsize=4096)
 def _parse(source: str) -> ast.Module | None:
-    """A cell's source as a tree, or None when it is not Python (a magic, a shell line)."""
+    """A cell's source as a tree, or None when it is not Python (a magic, a shell line). Cached: each claim
+    cell is read by three of the functions below (the trees are only walked, never changed)."""
     try:
         return ast.parse(source)
     except SyntaxError:
@@ -68,6 +71,8 @@ def _resolve(node: ast.expr, values: dict[str, list[ast.expr]]) -> list[ast.expr
 def claim_raises_calls(source: str) -> list[tuple[str, str, str]]:
     """(claim id, exception name, asserted message part) for each claim_raises(...) in a cell; where the
     exception or message is a name assigned per version branch, the alternatives joined by " / "."""
+    if "claim_raises" not in source:
+        return []
     tree = _parse(source)
     if tree is None:
         return []
