@@ -10,6 +10,7 @@ import contextlib
 import csv
 import json
 import re
+import time
 import urllib.request
 from html.parser import HTMLParser
 from pathlib import Path
@@ -35,6 +36,18 @@ from fieldnotes_site.sources import version_branches  # noqa: E402
 
 LOCAL_SCHEMES = {"data", "blob", "about", "file"}
 
+#: Resolves once the page has loaded, MathJax (where the page has math) has typeset it, and the fonts
+#: the page uses have loaded: the page as a reader sees it, laid out for good.
+READY_JS = """async () => {
+  if (document.readyState !== 'complete')
+    await new Promise(r => window.addEventListener('load', r, {once: true}));
+  const mj = window.MathJax;
+  if (mj && mj.startup && mj.startup.promise) await mj.startup.promise;
+  await document.fonts.ready;
+  await Promise.all(document.getAnimations().filter(a => a instanceof CSSTransition)
+    .map(a => a.finished.catch(() => null)));
+}"""
+
 
 @pytest.fixture(scope="module")
 def site() -> Path:
@@ -57,18 +70,35 @@ def browser():
 
 
 class Visit:
-    """One page load with every request, failure and console error recorded; off-host requests are aborted."""
+    """One page load with every request, failure and console error recorded; off-host requests are aborted.
 
-    def __init__(self, browser, url: str, wait: str = "networkidle", viewport: dict | None = None):
+    ``wait="load"`` (the default) returns once the page, its math, its fonts and its CSS transitions are
+    done (READY_JS; another ``wait`` is a Playwright load state);
+    :meth:`check_clean` first lets every request the page has started finish and the network stay quiet
+    for 0.1 s, so a late request's failure is still seen without Playwright's "networkidle" (0.5 s of
+    quiet, ~0.7 s a visit here: a third of these tests' time). A search page's result summaries are
+    fetched one by one after the results show: :meth:`search_done` waits for the last of them."""
+
+    def __init__(
+        self,
+        browser,
+        url: str,
+        wait: str = "load",
+        viewport: dict | None = None,
+        weigh: bool = False,
+    ):
+        self.inflight: set = set()
+        self.active = time.monotonic()  # when a request last started, finished or failed
+        self.responses: list = []  # weigh=True: every successful response (bodies read by weigh())
         self.offhost: list[str] = []
         self.failed: list[str] = []
         self.console: list[str] = []
         self.page = browser.new_page(**({"viewport": viewport} if viewport else {}))
-        host = urlparse(url).netloc
+        self.host = urlparse(url).netloc
 
         def route(r):
             u = urlparse(r.request.url)
-            if u.scheme in LOCAL_SCHEMES or u.netloc == host:
+            if u.scheme in LOCAL_SCHEMES or u.netloc == self.host:
                 r.continue_()
             else:
                 self.offhost.append(r.request.url)
@@ -90,10 +120,67 @@ class Visit:
         )
         self.page.on("console", lambda m: m.type == "error" and self.console.append(m.text))
         self.page.on("pageerror", lambda e: self.console.append(str(e)))
-        # "commit": return as soon as the navigation starts (visit_all waits for many pages at once)
-        self.page.goto(url, wait_until=wait or "commit")
+        if weigh:
+            self.page.on("response", lambda r: r.status < 300 and self.responses.append(r))
+
+        def track(r, started: bool) -> None:
+            (self.inflight.add if started else self.inflight.discard)(r)
+            self.active = time.monotonic()
+
+        self.page.on("request", lambda r: track(r, True))
+        self.page.on("requestfinished", lambda r: track(r, False))
+        self.page.on("requestfailed", lambda r: track(r, False))
+        self.open(url, wait)
+
+    def open(self, url: str, wait: str = "load", viewport: dict | None = None) -> None:
+        """Go to ``url`` in this tab, its records starting empty (call :meth:`check_clean` on the page
+        before: it lets the page's requests finish, so none of them is cut off by leaving), the new page
+        laid out at ``viewport`` from the start."""
+        assert not self.inflight, f"leaving a page with requests pending: {[r.url for r in self.inflight]}"
+        for record in (self.offhost, self.failed, self.console, self.responses):
+            record.clear()
+        self.host = urlparse(url).netloc
+        # "load": the new document, sized at once, then ready() (the load event, math, fonts, transitions)
+        self.page.goto(url, wait_until="commit" if wait == "load" else wait)
+        if viewport:
+            self.page.set_viewport_size(viewport)
+        if wait == "load":
+            self.ready()
+
+    def ready(self) -> None:
+        """Wait for the load event (30 s at most, as a page.goto), MathJax's first typesetting and the fonts
+        the page has asked for."""
+        self.page.wait_for_load_state("load", timeout=30_000)
+        self.page.evaluate(READY_JS)
+
+    def settle(self, quiet_s: float = 0.1, timeout_s: float = 15.0) -> None:
+        """Wait until every request the page has started has finished or failed and none has started,
+        finished or failed for ``quiet_s``. Polls through Playwright at least once, so that events already
+        received (a failure, a console error) are handled before the caller asserts on them."""
+        deadline = time.monotonic() + timeout_s
+        while True:
+            self.page.wait_for_timeout(20)
+            quiet = time.monotonic() - self.active >= quiet_s
+            if (not self.inflight and quiet) or time.monotonic() > deadline:
+                break
+        assert not self.inflight, f"requests still pending: {[r.url for r in self.inflight]}"
+
+    def search_done(self) -> None:
+        """On a search page: wait until Sphinx has shown every result (it sets the status line last) and the
+        summaries it fetched for them have arrived."""
+        self.page.wait_for_function(
+            "() => typeof Search !== 'undefined' && Search.status && Search.status.innerText !== ''",
+            timeout=15_000,
+        )
+        self.settle()
+
+    def weigh(self) -> dict[str, int]:
+        """URL -> bytes of each successful response (``weigh=True``), once the page has settled."""
+        self.settle()
+        return {r.url: len(r.body()) for r in self.responses}
 
     def check_clean(self, what: str) -> None:
+        self.settle()
         assert not self.offhost, f"{what}: requests to other hosts: {self.offhost}"
         assert not self.failed, f"{what}: failed requests: {self.failed}"
         assert not self.console, f"{what}: console errors: {self.console}"
@@ -103,28 +190,33 @@ class Visit:
 
 
 @contextlib.contextmanager
-def visit_all(browser, urls: list[str], batch: int = 6, viewport: dict | None = None):
-    """Visit every URL, ``batch`` pages loading at once (their 500 ms network-idle waits overlap): a context
-    manager giving an iterator of (url, Visit), each Visit once its page is idle, closed after. Leaving the
+def visit_all(browser, urls: list[str], viewport: dict | None = None):
+    """Visit every URL in turn, in one tab: a context manager giving an iterator of (url, Visit), each once
+    its page is ready (Visit.ready), the same Visit reopened on the next URL (so the caller checks each
+    page clean before asking for the next). One tab, not one per page: a new tab is a new renderer process,
+    and the pages loaded in 23 s that way, 12 s in one tab (the cache stays off: the tab intercepts every
+    request, so each page still loads all it needs itself); loading several pages at once gained nothing
+    on 2 cores. Leaving the
     ``with`` closes what is still open there and then, never later from the garbage collector: a Playwright
     call made from a finalizer while another call is running can hang the test process."""
-    it = _visits(browser, urls, batch, viewport)
+    it = _visits(browser, urls, viewport)
     try:
         yield it
     finally:
         it.close()
 
 
-def _visits(browser, urls: list[str], batch: int, viewport: dict | None):
-    for i in range(0, len(urls), batch):
-        visits = [Visit(browser, u, wait=None, viewport=viewport) for u in urls[i : i + batch]]
-        try:
-            for v in visits:
-                v.page.wait_for_load_state("networkidle")
-            yield from zip(urls[i : i + batch], visits)
-        finally:
-            for v in visits:
-                v.close()
+def _visits(browser, urls: list[str], viewport: dict | None):
+    if not urls:
+        return
+    v = Visit(browser, urls[0], viewport=viewport)
+    try:
+        for i, url in enumerate(urls):
+            if i:
+                v.open(url, viewport=viewport)
+            yield url, v
+    finally:
+        v.close()
 
 
 def html_pages(site: Path) -> list[str]:
@@ -174,7 +266,10 @@ def check_page(v, rel: str, anchors: dict[str, list[str]], base_url: str) -> Non
         "img", "imgs => imgs.filter(i => !(i.complete && i.naturalWidth > 0)).map(i => i.src)"
     )
     assert not broken, f"{rel}: images that did not load: {broken}"
-    missing = [a for a in anchors.get(rel, []) if v.page.locator(f"[id='{a}']").count() != 1]
+    missing = v.page.evaluate(
+        "as => as.filter(a => document.querySelectorAll(`[id='${CSS.escape(a)}']`).length !== 1)",
+        anchors.get(rel, []),
+    )
     assert not missing, f"anchors {missing} missing on {rel}"
     notebooks = {f"notebooks/{p.stem}.html": p for p in notebook_paths()}
     if rel not in notebooks:
@@ -225,6 +320,7 @@ def test_page_search_finds_english_chinese_and_pastes(base_url, browser, term, e
     v = Visit(browser, f"{base_url}search.html?q={quote(term)}")
     try:
         v.page.wait_for_selector("#search-results ul.search li", timeout=15000)
+        v.search_done()
         hrefs = v.page.eval_on_selector_all("#search-results ul.search li a", "as => as.map(a => a.href)")
         assert any(expected in h for h in hrefs), f"search {term!r}: {hrefs}"
         v.check_clean(f"search {term}")
@@ -288,6 +384,7 @@ def test_works_from_a_usb_stick(site, browser):
         v.page.wait_for_selector("#search-results ul.search li", timeout=15000)
         first = v.page.locator("#fieldnotes-error-hits li a").first.get_attribute("href")
         assert "16_error_gallery.html" in first and "#error-16-" in first, first
+        v.search_done()
         v.check_clean("file:// search")  # no excerpt fetches there (a browser refuses them from file://)
     finally:
         v.close()
@@ -479,6 +576,8 @@ def test_search_box_lists_the_error_first_and_opens_its_cell(base_url, browser, 
         href = first.get_attribute("href")
         assert anchor_page in href and "#error-" in href, href
         anchor = href.rsplit("#", 1)[1]
+        v.search_done()
+        v.check_clean(f"search {paste[:40]} (results)")
         v.leaving = True
         first.click()
         v.page.wait_for_load_state("load")
@@ -594,7 +693,7 @@ def reading(site, base_url, browser) -> dict[int, dict[str, dict]]:
             for width, height in ((390, 844), (1280, 800)):
                 if width != 390:
                     v.page.set_viewport_size({"width": width, "height": height})
-                    v.page.evaluate(NEXT_FRAME)
+                    v.page.evaluate(LAID_OUT_JS)
                 m = v.page.evaluate(READING_JS)
                 m["midword"] = midword_breaks(v.page)
                 if width == 1280:
@@ -610,8 +709,17 @@ def reading(site, base_url, browser) -> dict[int, dict[str, dict]]:
     return out
 
 
-#: Resolves after the next two frames: a resized page has laid itself out again.
-NEXT_FRAME = "() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))"
+#: Resolves once a resized page has laid itself out again: two frames, then the end of the CSS transitions
+#: the resize started (the theme slides its sidebars in over 250-400 ms: two frames after widening a page
+#: to 1280 px its text column was still 912 px wide, not 752, and the anatomy measures read 122 code
+#: characters where a reader gets 91), then one more frame.
+LAID_OUT_JS = """async () => {
+  const frame = () => new Promise(r => requestAnimationFrame(r));
+  await frame(); await frame();
+  await Promise.all(document.getAnimations().filter(a => a instanceof CSSTransition)
+    .map(a => a.finished.catch(() => null)));
+  await frame();
+}"""
 
 
 def test_no_page_scrolls_sideways_and_outputs_wrap(reading):
@@ -697,14 +805,11 @@ def test_chinese_reads_without_a_system_cjk_font(site, base_url, browser):
 # ----------------------------------------------------------------------------------------- weight
 def _cold_bytes(browser, url: str) -> tuple[int, list[str]]:
     """Bytes a first visit downloads (a new browser context: empty cache) and the URLs requested."""
-    page = browser.new_page()
-    sizes: dict[str, int] = {}
-    page.on("response", lambda r: sizes.__setitem__(r.url, len(r.body())) if r.status < 300 else None)
+    v = Visit(browser, url, weigh=True)
     try:
-        page.goto(url, wait_until="networkidle")
-        page.wait_for_timeout(300)
+        sizes = v.weigh()
     finally:
-        page.close()
+        v.close()
     return sum(sizes.values()), sorted(sizes)
 
 
