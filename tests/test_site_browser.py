@@ -36,17 +36,32 @@ from fieldnotes_site.sources import version_branches  # noqa: E402
 
 LOCAL_SCHEMES = {"data", "blob", "about", "file"}
 
-#: Resolves once the page has loaded, MathJax (where the page has math) has typeset it, and the fonts
-#: the page uses have loaded: the page as a reader sees it, laid out for good.
-READY_JS = """async () => {
-  if (document.readyState !== 'complete')
-    await new Promise(r => window.addEventListener('load', r, {once: true}));
-  const mj = window.MathJax;
-  if (mj && mj.startup && mj.startup.promise) await mj.startup.promise;
-  await document.fonts.ready;
-  await Promise.all(document.getAnimations().filter(a => a instanceof CSSTransition)
-    .map(a => a.finished.catch(() => null)));
+#: Resolves once the page has loaded, MathJax (where the page has math) has typeset it, the fonts the page
+#: uses have loaded and its CSS transitions have ended: the page as a reader sees it, laid out for good.
+#: Resolves to "" then, or to what did not finish within ``ms`` (a failed MathJax start says so too): the
+#: page's check then reports it, after the failed requests that usually explain it.
+READY_JS = """async (ms) => {
+  let step = 'the load event';
+  const steps = (async () => {
+    if (document.readyState !== 'complete')
+      await new Promise(r => window.addEventListener('load', r, {once: true}));
+    step = 'MathJax typesetting';
+    const mj = window.MathJax;
+    if (mj && mj.startup && mj.startup.promise) await mj.startup.promise;
+    step = 'the fonts';
+    await document.fonts.ready;
+    step = 'the CSS transitions';
+    await Promise.all(document.getAnimations().filter(a => a instanceof CSSTransition)
+      .map(a => a.finished.catch(() => null)));
+    return '';
+  })().catch(e => `${step} failed: ${e}`);
+  const late = new Promise(r => setTimeout(() => r(`${step} not done after ${ms} ms`), ms));
+  return Promise.race([steps, late]);
 }"""
+
+#: The theme keeps the sidebar's scroll position for the next page in sessionStorage: each page is read as
+#: on a first visit, also when one tab reads page after page.
+FIRST_VISIT_JS = "sessionStorage.removeItem('sidebar-scroll-top')"
 
 
 @pytest.fixture(scope="module")
@@ -75,9 +90,11 @@ class Visit:
     ``wait="load"`` (the default) returns once the page, its math, its fonts and its CSS transitions are
     done (READY_JS; another ``wait`` is a Playwright load state);
     :meth:`check_clean` first lets every request the page has started finish and the network stay quiet
-    for 0.1 s, so a late request's failure is still seen without Playwright's "networkidle" (0.5 s of
-    quiet, ~0.7 s a visit here: a third of these tests' time). A search page's result summaries are
-    fetched one by one after the results show: :meth:`search_done` waits for the last of them."""
+    for 0.3 s (the favicon, the one request a page starts after its load event, started 3-47 ms after the
+    last other one here), so a late request's failure is still seen without Playwright's "networkidle"
+    (0.5 s of quiet, ~0.7 s a visit here: a third of these tests' time). A search page's result
+    summaries are fetched one by one after the results show: :meth:`search_done` waits for the last of
+    them."""
 
     def __init__(
         self,
@@ -93,8 +110,11 @@ class Visit:
         self.offhost: list[str] = []
         self.failed: list[str] = []
         self.console: list[str] = []
+        self.unready = ""  # what READY_JS found unfinished (check_clean reports it)
         self.page = browser.new_page(**({"viewport": viewport} if viewport else {}))
+        self.page.add_init_script(FIRST_VISIT_JS)
         self.host = urlparse(url).netloc
+        self.opened = False
 
         def route(r):
             u = urlparse(r.request.url)
@@ -133,27 +153,34 @@ class Visit:
         self.open(url, wait)
 
     def open(self, url: str, wait: str = "load", viewport: dict | None = None) -> None:
-        """Go to ``url`` in this tab, its records starting empty (call :meth:`check_clean` on the page
-        before: it lets the page's requests finish, so none of them is cut off by leaving), the new page
-        laid out at ``viewport`` from the start."""
-        assert not self.inflight, f"leaving a page with requests pending: {[r.url for r in self.inflight]}"
+        """Go to ``url`` in this tab, its records starting empty, the new page laid out at ``viewport``
+        from its first layout. Check the page before clean (:meth:`check_clean` lets its requests finish):
+        whatever it still has pending is cut off here, through about:blank, and not counted against either
+        page."""
+        if self.opened and (viewport or self.inflight):
+            self.leaving = True  # the aborts of what is still pending are not failures
+            self.page.goto("about:blank")
+            if self.inflight:
+                self.settle()
+            self.leaving = False
+        if viewport:
+            self.page.set_viewport_size(viewport)  # before the new document: its first layout at this size
         for record in (self.offhost, self.failed, self.console, self.responses):
             record.clear()
+        self.unready = ""
         self.host = urlparse(url).netloc
-        # "load": the new document, sized at once, then ready() (the load event, math, fonts, transitions)
+        self.opened = True
+        # "load": commit, then ready() (the load event, math, fonts, transitions, each bounded)
         self.page.goto(url, wait_until="commit" if wait == "load" else wait)
-        if viewport:
-            self.page.set_viewport_size(viewport)
         if wait == "load":
             self.ready()
 
-    def ready(self) -> None:
-        """Wait for the load event (30 s at most, as a page.goto), MathJax's first typesetting and the fonts
-        the page has asked for."""
-        self.page.wait_for_load_state("load", timeout=30_000)
-        self.page.evaluate(READY_JS)
+    def ready(self, timeout_ms: int = 30_000) -> None:
+        """Wait for the load event, MathJax's first typesetting, the fonts the page has asked for and its
+        CSS transitions, 30 s at most in all (as a page.goto); what did not finish is kept in ``unready``."""
+        self.unready = self.page.evaluate(READY_JS, timeout_ms)
 
-    def settle(self, quiet_s: float = 0.1, timeout_s: float = 15.0) -> None:
+    def settle(self, quiet_s: float = 0.3, timeout_s: float = 15.0) -> None:
         """Wait until every request the page has started has finished or failed and none has started,
         finished or failed for ``quiet_s``. Polls through Playwright at least once, so that events already
         received (a failure, a console error) are handled before the caller asserts on them."""
@@ -184,6 +211,7 @@ class Visit:
         assert not self.offhost, f"{what}: requests to other hosts: {self.offhost}"
         assert not self.failed, f"{what}: failed requests: {self.failed}"
         assert not self.console, f"{what}: console errors: {self.console}"
+        assert not self.unready, f"{what}: {self.unready}"
 
     def close(self) -> None:
         self.page.close()
