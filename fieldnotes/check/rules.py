@@ -822,8 +822,6 @@ RANDOM_INIT_METHODS = (
     "log_normal_",
     "random_",
 )
-#: In-place methods that overwrite every value of a tensor.
-FILLS = frozenset({*RANDOM_INIT_METHODS, "fill_", "zero_", "copy_"})
 #: Methods that return the tensor's values unchanged (moved or cast).
 KEEPS_VALUES = (*CONVERSIONS_KEEPING, "cpu", "contiguous", "pin_memory")
 #: What a use of an uninitialised tensor does first (FNC005): reads its values, only looks at its shape
