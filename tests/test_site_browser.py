@@ -63,6 +63,22 @@ READY_JS = """async (ms) => {
 #: on a first visit, also when one tab reads page after page.
 FIRST_VISIT_JS = "sessionStorage.removeItem('sidebar-scroll-top')"
 
+#: What a visit leaves behind in the site's origin (the theme's mode and banners, MathJax's menu, the words
+#: to highlight), cleared when a shared tab is handed on: the next visit starts as in a new browser.
+FORGET_JS = "() => { localStorage.clear(); sessionStorage.clear(); }"
+
+#: A new tab's viewport (Playwright's default), restored when a shared tab is handed on.
+DEFAULT_VIEWPORT = {"width": 1280, "height": 720}
+
+#: Every tab asks for reduced motion: the site then drops the theme's 150-400 ms transitions
+#: (fieldnotes.css), so a page is laid out for good as soon as it has loaded or been resized.
+PAGE_OPTIONS = {"reduced_motion": "reduce"}
+
+#: browser -> the one tab the visits over http share (Visit): a new tab is a new renderer process, about
+#: 0.5 s more a visit than reusing one (measured here, 0.85 s against 0.3 s for the search page).
+_SHARED: dict[int, object] = {}
+_BUSY: set = set()  # the shared tabs a visit holds now
+
 
 @pytest.fixture(scope="module")
 def site() -> Path:
@@ -104,6 +120,10 @@ class Visit:
         viewport: dict | None = None,
         weigh: bool = False,
     ):
+        # A visit over http reuses the browser's shared tab (its storage cleared and its listeners removed
+        # when the last visit closed); file:// pages and weighed visits (an empty cache) get a new tab.
+        self.shared = not weigh and urlparse(url).scheme in ("http", "https")
+        self.handlers: list[tuple[str, object]] = []
         self.inflight: set = set()
         self.active = time.monotonic()  # when a request last started, finished or failed
         self.responses: list = []  # weigh=True: every successful response (bodies read by weigh())
@@ -111,8 +131,19 @@ class Visit:
         self.failed: list[str] = []
         self.console: list[str] = []
         self.unready = ""  # what READY_JS found unfinished (check_clean reports it)
-        self.page = browser.new_page(**({"viewport": viewport} if viewport else {}))
-        self.page.add_init_script(FIRST_VISIT_JS)
+        page = _SHARED.get(id(browser)) if self.shared else None
+        if page is not None and page in _BUSY:  # another visit holds it: this one gets its own tab
+            self.shared, page = False, None
+        if page is None or page.is_closed():
+            page = browser.new_page(**PAGE_OPTIONS, **({"viewport": viewport} if viewport else {}))
+            page.add_init_script(FIRST_VISIT_JS)
+            if self.shared:
+                _SHARED[id(browser)] = page
+        elif viewport is None:
+            viewport = DEFAULT_VIEWPORT  # what the last visit left is not this one's
+        self.page = page
+        if self.shared:
+            _BUSY.add(page)
         self.host = urlparse(url).netloc
         self.opened = False
 
@@ -124,33 +155,41 @@ class Visit:
                 self.offhost.append(r.request.url)
                 r.abort()
 
+        self.route = route
         self.page.route("**/*", route)
         # leaving: the page is being navigated away from, so its pending fetches (the search page's
         # result summaries) are aborted by the browser; that is not a failed request
         self.leaving = False
-        self.page.on(
+        self.on(
             "requestfailed",
             lambda r: (
                 (self.leaving and "ERR_ABORTED" in str(r.failure))
                 or self.failed.append(f"{r.url} ({r.failure})")
             ),
         )
-        self.page.on(
-            "response", lambda r: r.status >= 400 and self.failed.append(f"{r.url} (HTTP {r.status})")
-        )
-        self.page.on("console", lambda m: m.type == "error" and self.console.append(m.text))
-        self.page.on("pageerror", lambda e: self.console.append(str(e)))
+        self.on("response", lambda r: r.status >= 400 and self.failed.append(f"{r.url} (HTTP {r.status})"))
+        self.on("console", lambda m: m.type == "error" and self.console.append(m.text))
+        self.on("pageerror", lambda e: self.console.append(str(e)))
         if weigh:
-            self.page.on("response", lambda r: r.status < 300 and self.responses.append(r))
+            self.on("response", lambda r: r.status < 300 and self.responses.append(r))
 
         def track(r, started: bool) -> None:
             (self.inflight.add if started else self.inflight.discard)(r)
             self.active = time.monotonic()
 
-        self.page.on("request", lambda r: track(r, True))
-        self.page.on("requestfinished", lambda r: track(r, False))
-        self.page.on("requestfailed", lambda r: track(r, False))
-        self.open(url, wait)
+        self.on("request", lambda r: track(r, True))
+        self.on("requestfinished", lambda r: track(r, False))
+        self.on("requestfailed", lambda r: track(r, False))
+        try:
+            self.open(url, wait, viewport)
+        except BaseException:
+            self.close()  # a shared tab keeps none of this visit's listeners
+            raise
+
+    def on(self, event: str, handler) -> None:
+        """``page.on``, remembered so that :meth:`close` can remove it from a shared tab."""
+        self.page.on(event, handler)
+        self.handlers.append((event, handler))
 
     def open(self, url: str, wait: str = "load", viewport: dict | None = None) -> None:
         """Go to ``url`` in this tab, its records starting empty, the new page laid out at ``viewport``
@@ -170,7 +209,8 @@ class Visit:
         self.unready = ""
         self.host = urlparse(url).netloc
         self.opened = True
-        # "load": commit, then ready() (the load event, math, fonts, transitions, each bounded)
+        # "load": commit, then ready() (the load event, math, fonts, transitions, each bounded); "commit"
+        # returns as soon as the page starts arriving, for a caller that calls ready() itself later
         self.page.goto(url, wait_until="commit" if wait == "load" else wait)
         if wait == "load":
             self.ready()
@@ -214,37 +254,65 @@ class Visit:
         assert not self.unready, f"{what}: {self.unready}"
 
     def close(self) -> None:
-        self.page.close()
+        """Close the tab, or hand the shared tab on as a new one: this origin's storage cleared, the page
+        left for about:blank (what it still has pending cut off there), this visit's listeners removed. A
+        shared tab that cannot be handed on cleanly (a page that will not answer) is closed instead."""
+        if not self.shared:
+            self.page.close()
+            return
+        _BUSY.discard(self.page)
+        try:
+            self.leaving = True
+            if urlparse(self.page.url).scheme in ("http", "https"):
+                self.page.evaluate(FORGET_JS)
+            self.page.goto("about:blank")
+        except sync_api.Error:
+            self.page.close()  # the next visit opens a new tab
+        finally:
+            for event, handler in self.handlers:
+                self.page.remove_listener(event, handler)
+            if not self.page.is_closed():
+                self.page.unroute("**/*", self.route)
 
 
 @contextlib.contextmanager
-def visit_all(browser, urls: list[str], viewport: dict | None = None):
-    """Visit every URL in turn, in one tab: a context manager giving an iterator of (url, Visit), each once
-    its page is ready (Visit.ready), the same Visit reopened on the next URL (so the caller checks each
-    page clean before asking for the next). One tab, not one per page: a new tab is a new renderer process,
-    and the pages loaded in 23 s that way, 12 s in one tab (the cache stays off: the tab intercepts every
-    request, so each page still loads all it needs itself); loading several pages at once gained nothing
-    on 2 cores. Leaving the
-    ``with`` closes what is still open there and then, never later from the garbage collector: a Playwright
-    call made from a finalizer while another call is running can hang the test process."""
-    it = _visits(browser, urls, viewport)
+def visit_all(browser, urls: list[str], viewport: dict | None = None, tabs: int = 2):
+    """Visit every URL in turn: a context manager giving an iterator of (url, Visit), each once its page is
+    ready (Visit.ready). ``tabs`` tabs take turns: while the caller checks one page, the next loads in the
+    other tab; a tab is reopened on a later URL only once the caller has asked for the page after its own
+    (so each page is checked clean before its tab moves on). A few tabs, not one per page: a new tab is a
+    new renderer process (the pages loaded in 23 s one tab each, 12 s in one tab); two tabs taking turns
+    read every page at two widths in 21 s where one tab took 27 s (the cache stays off: the tabs intercept
+    every request, so each page still loads all it needs itself). Leaving the ``with`` closes what is still
+    open there and then, never later from the garbage collector: a Playwright call made from a finalizer
+    while another call is running can hang the test process."""
+    it = _visits(browser, urls, viewport, tabs)
     try:
         yield it
     finally:
         it.close()
 
 
-def _visits(browser, urls: list[str], viewport: dict | None):
-    if not urls:
-        return
-    v = Visit(browser, urls[0], viewport=viewport)
+def _visits(browser, urls: list[str], viewport: dict | None, tabs: int):
+    todo, loading, idle, every = list(urls), [], [], []
     try:
-        for i, url in enumerate(urls):
-            if i:
-                v.open(url, viewport=viewport)
+        while todo or loading:
+            while todo and len(loading) < tabs:  # start the next pages loading, without waiting
+                url = todo.pop(0)
+                if idle:
+                    v = idle.pop(0)
+                    v.open(url, wait="commit", viewport=viewport)
+                else:
+                    v = Visit(browser, url, wait="commit", viewport=viewport)
+                    every.append(v)
+                loading.append((url, v))
+            url, v = loading.pop(0)
+            v.ready()
             yield url, v
+            idle.append(v)
     finally:
-        v.close()
+        for v in every:
+            v.close()
 
 
 def html_pages(site: Path) -> list[str]:
@@ -943,7 +1011,7 @@ def test_icons_draw_and_tables_become_cards_on_a_phone(site, browser):
     """Every theme icon is drawn (the menu toggle a phone needs included); at 390 px a claim row is a card
     whose statement uses the screen's width."""
     with serve(site) as url:
-        page = browser.new_page(viewport={"width": 390, "height": 900})
+        page = browser.new_page(viewport={"width": 390, "height": 900}, **PAGE_OPTIONS)
         try:
             for rel in ("index.html", "claims.html", f"notebooks/{notebook_paths()[0].stem}.html"):
                 page.goto(url + rel, wait_until="load")
