@@ -61,17 +61,22 @@ READY_JS = """async (ms) => {
 
 #: The theme keeps the sidebar's scroll position for the next page in sessionStorage: each page is read as
 #: on a first visit, also when one tab reads page after page.
-FIRST_VISIT_JS = "sessionStorage.removeItem('sidebar-scroll-top')"
+#: (about:blank denies access to sessionStorage: nothing to clear there.)
+FIRST_VISIT_JS = "try { sessionStorage.removeItem('sidebar-scroll-top'); } catch (e) {}"
 
-#: What a visit leaves behind in the site's origin (the theme's mode and banners, MathJax's menu, the words
-#: to highlight), cleared when a shared tab is handed on: the next visit starts as in a new browser.
-FORGET_JS = "() => { localStorage.clear(); sessionStorage.clear(); }"
+#: What a visit leaves in the site's origin's Web Storage (the theme's mode and banners, MathJax's menu,
+#: the words to highlight, the sidebar's scroll): emptied when a shared tab is handed on, from a small
+#: page of the same origin (FORGET_PAGE) once the visited page has unloaded (its unload handlers write
+#: too). History, cookies and other storage are not touched (the site uses none).
+FORGET_JS = "() => { localStorage.clear(); sessionStorage.clear(); return true; }"
+FORGET_PAGE = "_static/favicon.svg"
 
-#: A new tab's viewport (Playwright's default), restored when a shared tab is handed on.
+#: A new tab's viewport (Playwright's default): a visit that names none gets it in a shared tab too.
 DEFAULT_VIEWPORT = {"width": 1280, "height": 720}
 
-#: Every tab asks for reduced motion: the site then drops the theme's 150-400 ms transitions
-#: (fieldnotes.css), so a page is laid out for good as soon as it has loaded or been resized.
+#: Every tab asks for reduced motion: the site then drops the transitions that the themes run regardless
+#: of the setting (fieldnotes.css), so a page is laid out for good as soon as it has loaded or been
+#: resized (the final layout is the same: READING_JS and ANATOMY_JS read alike either way).
 PAGE_OPTIONS = {"reduced_motion": "reduce"}
 
 #: browser -> the one tab the visits over http share (Visit): a new tab is a new renderer process, about
@@ -127,6 +132,7 @@ class Visit:
         self.inflight: set = set()
         self.active = time.monotonic()  # when a request last started, finished or failed
         self.responses: list = []  # weigh=True: every successful response (bodies read by weigh())
+        self.requested: list[str] = []  # the URL of every request the page made
         self.offhost: list[str] = []
         self.failed: list[str] = []
         self.console: list[str] = []
@@ -142,8 +148,17 @@ class Visit:
         elif viewport is None:
             viewport = DEFAULT_VIEWPORT  # what the last visit left is not this one's
         self.page = page
+        self.closed = False
         if self.shared:
             _BUSY.add(page)
+        try:
+            self._start(url, wait, viewport, weigh)
+        except BaseException:
+            with contextlib.suppress(Exception):
+                self.close()  # a shared tab keeps none of this visit's listeners, and is free again
+            raise
+
+    def _start(self, url: str, wait: str, viewport: dict | None, weigh: bool) -> None:
         self.host = urlparse(url).netloc
         self.opened = False
 
@@ -175,19 +190,18 @@ class Visit:
 
         def track(r, started: bool) -> None:
             (self.inflight.add if started else self.inflight.discard)(r)
+            if started:
+                self.requested.append(r.url)
             self.active = time.monotonic()
 
         self.on("request", lambda r: track(r, True))
         self.on("requestfinished", lambda r: track(r, False))
         self.on("requestfailed", lambda r: track(r, False))
-        try:
-            self.open(url, wait, viewport)
-        except BaseException:
-            self.close()  # a shared tab keeps none of this visit's listeners
-            raise
+        self.open(url, wait, viewport)
 
     def on(self, event: str, handler) -> None:
-        """``page.on``, remembered so that :meth:`close` can remove it from a shared tab."""
+        """``page.on``, remembered so that :meth:`close` can remove it from a shared tab. (A test adds its
+        listeners through this, never through ``v.page.on``: those would stay on the shared tab.)"""
         self.page.on(event, handler)
         self.handlers.append((event, handler))
 
@@ -204,7 +218,7 @@ class Visit:
             self.leaving = False
         if viewport:
             self.page.set_viewport_size(viewport)  # before the new document: its first layout at this size
-        for record in (self.offhost, self.failed, self.console, self.responses):
+        for record in (self.offhost, self.failed, self.console, self.responses, self.requested):
             record.clear()
         self.unready = ""
         self.host = urlparse(url).netloc
@@ -257,22 +271,26 @@ class Visit:
         """Close the tab, or hand the shared tab on as a new one: this origin's storage cleared, the page
         left for about:blank (what it still has pending cut off there), this visit's listeners removed. A
         shared tab that cannot be handed on cleanly (a page that will not answer) is closed instead."""
+        if self.closed:
+            return
+        self.closed = True
         if not self.shared:
             self.page.close()
             return
-        _BUSY.discard(self.page)
+        page, self.page = self.page, None  # this visit no longer reaches the tab the next one gets
         try:
             self.leaving = True
-            if urlparse(self.page.url).scheme in ("http", "https"):
-                self.page.evaluate(FORGET_JS)
-            self.page.goto("about:blank")
-        except sync_api.Error:
-            self.page.close()  # the next visit opens a new tab
+            page.goto(f"http://{self.host}/{FORGET_PAGE}", timeout=10_000)
+            page.wait_for_function(FORGET_JS, timeout=5_000)
+            page.goto("about:blank", timeout=10_000)
+        except sync_api.Error:  # a page that will not answer (a timeout included): the next visit opens
+            page.close()  # a new tab
         finally:
             for event, handler in self.handlers:
-                self.page.remove_listener(event, handler)
-            if not self.page.is_closed():
-                self.page.unroute("**/*", self.route)
+                page.remove_listener(event, handler)
+            if not page.is_closed():
+                page.unroute_all(behavior="ignoreErrors")
+            _BUSY.discard(page)
 
 
 @contextlib.contextmanager
@@ -311,8 +329,9 @@ def _visits(browser, urls: list[str], viewport: dict | None, tabs: int):
             yield url, v
             idle.append(v)
     finally:
-        for v in every:
-            v.close()
+        for v in every:  # every tab, even when closing one fails
+            with contextlib.suppress(Exception):
+                v.close()
 
 
 def html_pages(site: Path) -> list[str]:
@@ -422,6 +441,36 @@ def test_page_search_finds_english_chinese_and_pastes(base_url, browser, term, e
         v.check_clean(f"search {term}")
     finally:
         v.close()
+
+
+def test_listed_pages_show_their_best_sections_sentence_without_being_fetched(base_url, browser):
+    """The page list under the search box: each notebook page shows the sentence of its best section for
+    the query, the query's words marked, and is not fetched for it; the other pages show 240 characters
+    around the first word that matches. (Sphinx fetched every listed page whole, 0.2-1.4 MB each, and cut
+    its excerpt around the last stem it found in the text: "weights_onli" is in none, so each hit showed
+    the page's first words, such as "....md".)"""
+    v = Visit(browser, f"{base_url}search.html?q=weights_only")
+    try:
+        v.page.wait_for_selector("#search-results ul.search li", timeout=15000)
+        v.search_done()
+        rows = v.page.eval_on_selector_all(
+            "#search-results ul.search li",
+            """ls => ls.map(l => [l.querySelector('a').getAttribute('href'),
+                 (l.querySelector('p.fn-snippet') || {}).textContent || '',
+                 [...l.querySelectorAll('p.fn-snippet mark')].map(m => m.textContent)])""",
+        )
+        v.check_clean("search weights_only")
+        fetched = [u for u in v.requested if "/notebooks/" in u and u.split("?")[0].endswith(".html")]
+    finally:
+        v.close()
+    notebooks = [r for r in rows if r[0].startswith("notebooks/")]
+    others = [r for r in rows if not r[0].startswith("notebooks/")]
+    assert len(notebooks) >= 3 and others, rows
+    assert not fetched, f"notebook pages fetched for the page list: {fetched}"
+    for href, text, marks in rows:
+        assert "weights_only" in text and "weights_only" in marks, (href, text, marks)
+        # a sentence: 300 characters at most ("…" where it is cut); another page: 240
+        assert len(text.strip("…")) <= (300 if href.startswith("notebooks/") else 240), (href, text)
 
 
 class _Links(HTMLParser):
@@ -806,9 +855,10 @@ def reading(site, base_url, browser) -> dict[int, dict[str, dict]]:
 
 
 #: Resolves once a resized page has laid itself out again: two frames, then the end of the CSS transitions
-#: the resize started (the theme slides its sidebars in over 250-400 ms: two frames after widening a page
-#: to 1280 px its text column was still 912 px wide, not 752, and the anatomy measures read 122 code
-#: characters where a reader gets 91), then one more frame.
+#: the resize started, then one more frame. (Without reduced motion the theme slides its sidebars in over
+#: 250-400 ms: two frames after widening a page to 1280 px its text column was still 912 px wide, not 752,
+#: and the anatomy measures read 122 code characters where a reader gets 91. The tabs ask for reduced
+#: motion now, so no transition is left to wait for: the wait stays as a safeguard.)
 LAID_OUT_JS = """async () => {
   const frame = () => new Promise(r => requestAnimationFrame(r));
   await frame(); await frame();

@@ -346,15 +346,51 @@
       .sort((a, b) => b.score - a.score)
       .map((h) => ({ ...h.s, score: h.score }));
   };
-  // The snippet: the sentence of the section's own text with the most query words, those words marked.
-  const snippet = (s, terms) => {
-    const sentences = s.text.match(/[^.!?]+[.!?]*/g) || [s.text];
-    const count = (t) => new Set(words(t).filter((w) => terms.includes(w))).size;
-    const best = sentences.reduce((a, b) => (count(b) > count(a) ? b : a), sentences[0] || "").trim();
+  // The query as typed: its names and words of three letters or more, lower-cased (weights_only whole,
+  // where the ranking's words split it in two).
+  const typed = (q) =>
+    [...new Set(norm(q).match(/[\p{L}\p{N}_]{3,}/gu) || [])].filter((w) => !STOP.has(w) && !ASK.has(stem(w)));
+  // The sentence of the section's own text with the most query words (a word typed as in the query counts
+  // twice), and that count. A sentence ends at . ! or ? followed by a space and a capital, a digit or an
+  // opening quote or bracket, so that torch.load(...) or "1.5 s" do not cut one in two.
+  const bestSentence = (s, terms, raw = []) => {
+    const sentences = s.text.split(/(?<=[.!?])\s+(?=[\p{Lu}\p{N}(“"'`\[])/u);
+    const count = (t) => {
+      const low = t.toLowerCase();
+      return new Set(words(t).filter((w) => terms.includes(w))).size + 2 * raw.filter((w) => low.includes(w)).length;
+    };
+    return sentences.reduce(
+      ([a, n], b) => (count(b) > n ? [b, count(b)] : [a, n]),
+      [sentences[0] || "", count(sentences[0] || "")]
+    );
+  };
+  // At most `size` characters of a text, from 100 before the first word typed as in the query (else the
+  // first that stems to a query term), "…" where it is cut; null when neither is in it.
+  const around = (text, terms, raw, size) => {
+    const low = text.toLowerCase();
+    const typedAt = raw.map((w) => low.indexOf(w)).filter((i) => i >= 0);
+    const word = [...text.matchAll(/[\p{L}\p{N}_]+/gu)].find((m) => words(m[0]).some((w) => terms.includes(w)));
+    const at = typedAt.length ? Math.min(...typedAt) : word ? word.index : -1;
+    if (at < 0) return null;
+    const start = text.length <= size ? 0 : Math.max(0, Math.min(at - 100, text.length - size));
+    const end = start + size;
+    return `${start ? "…" : ""}${text.slice(start, end)}${end < text.length ? "…" : ""}`;
+  };
+  // The snippet: that sentence (300 characters of it at most, around the query's first word), the query's
+  // words marked.
+  const snippet = (s, terms, raw = []) => {
+    const sentence = bestSentence(s, terms, raw)[0].trim();
+    return marked(around(sentence, terms, raw, 300) || sentence.slice(0, 300), terms, raw);
+  };
+  const marked = (text, terms, raw = []) => {
     const p = document.createElement("p");
     p.className = "fn-snippet";
-    best.slice(0, 300).split(/([\p{L}\p{N}_]+)/u).forEach((piece) => {
-      if (/^[\p{L}\p{N}_]+$/u.test(piece) && words(piece).some((w) => terms.includes(w))) {
+    const hit = (piece) => {
+      const low = piece.toLowerCase();
+      return words(piece).some((w) => terms.includes(w)) || raw.some((w) => low.includes(w));
+    };
+    text.split(/([\p{L}\p{N}_]+)/u).forEach((piece) => {
+      if (/^[\p{L}\p{N}_]+$/u.test(piece) && hit(piece)) {
         const m = document.createElement("mark");
         m.textContent = piece;
         p.appendChild(m);
@@ -388,7 +424,7 @@
       a.textContent = s.anchor ? `${num} · ${s.heading}` : s.title;
       li.appendChild(a);
       if (s.anchor) li.append(` — ${s.title.split(" · ").slice(1).join(" · ")}`);
-      li.appendChild(snippet(s, terms));
+      li.appendChild(snippet(s, terms, typed(q)));
       list.appendChild(li);
     });
     box.appendChild(list);
@@ -449,10 +485,60 @@
     };
   };
 
-  // From file:// a browser refuses the fetch Sphinx makes for each hit's excerpt (a CORS error per hit):
-  // list the hits without excerpts there.
-  if (window.location.protocol === "file:" && typeof DOCUMENTATION_OPTIONS !== "undefined")
-    DOCUMENTATION_OPTIONS.SHOW_SEARCH_SUMMARY = false;
+  // ------------------------------------------------------------------------------- page excerpts
+  // Sphinx fetches every page it lists, whole (a notebook page is 0.2-1 MB, a few MB a search), to cut an
+  // excerpt around the last query word it finds anywhere in the page (often the contents or the theme's
+  // menus). A notebook page's excerpt is instead the snippet of its best section for the query, from the
+  // sections this script already has: nothing fetched. The other pages keep Sphinx's excerpt, fetched as
+  // Sphinx does, but not from file://, where a browser refuses the fetch (a CORS error per hit).
+  if (typeof DOCUMENTATION_OPTIONS !== "undefined") DOCUMENTATION_OPTIONS.SHOW_SEARCH_SUMMARY = false;
+  // Another page's excerpt: 240 characters of its main text around the first word typed as in the query,
+  // else the first that stems to a query term (Sphinx looks for the stems themselves in the text, and
+  // "weights_onli" is in none).
+  const excerpt = (html, terms, raw) => {
+    const doc = new DOMParser().parseFromString(html, "text/html");
+    const main = doc.querySelector("article.bd-article") || doc.querySelector('[role="main"]');
+    if (!main) return null;
+    main.querySelectorAll(".headerlink, script, style, nav").forEach((e) => e.remove());
+    const cut = around(main.textContent.replace(/\s+/g, " ").trim(), terms, raw, 240);
+    return cut && marked(cut, terms, raw);
+  };
+  const excerpts = (q) => {
+    const results = document.getElementById("search-results");
+    if (!results || typeof Search === "undefined") return;
+    const terms = questionTerms(q);
+    const raw = typed(q);
+    // each page's best section, unless a later one of the page has a sentence with more of the query's
+    // words, or of the words as typed (an exact name beats a word it contains)
+    const best = new Map();
+    matchSections(q).forEach((s) => {
+      const kept = best.get(s.page);
+      if (!kept || bestSentence(s, terms, raw)[1] > bestSentence(kept, terms, raw)[1]) best.set(s.page, s);
+    });
+    const notebookPages = new Set(sections.map((s) => s.page));
+    const root = document.documentElement.dataset.content_root || "";
+    const annotate = (li) => {
+      const a = li.querySelector(":scope > a");
+      // an entry with a description (an object, an index entry) shows that instead, as in Sphinx
+      if (!a || li.dataset.fnExcerpt || li.querySelector(":scope > span")) return;
+      li.dataset.fnExcerpt = "1";
+      const page = a.getAttribute("href").split(/[?#]/)[0];
+      if (best.has(page)) {
+        const p = snippet(best.get(page), terms, raw);
+        if (p.textContent.trim()) li.appendChild(p);
+      } else if (!notebookPages.has(page) && window.location.protocol !== "file:")
+        fetch(root + page)
+          .then((r) => r.text())
+          .then((html) => {
+            const p = html && excerpt(html, terms, raw);
+            if (p) li.appendChild(p);
+          });
+    };
+    results.querySelectorAll("li").forEach(annotate);
+    new MutationObserver((records) =>
+      records.forEach((r) => r.addedNodes.forEach((n) => n.tagName === "LI" && annotate(n)))
+    ).observe(results, { childList: true, subtree: true });
+  };
 
   const query = new URLSearchParams(window.location.search).get("q");
   install();
@@ -461,6 +547,7 @@
     if (!query) return;
     const guess = showErrors(query);
     showSections(query, guess);
+    excerpts(query);
   };
   if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", ready);
   else ready();
