@@ -473,6 +473,40 @@ def test_listed_pages_show_their_best_sections_sentence_without_being_fetched(ba
         assert len(text.strip("…")) <= (300 if href.startswith("notebooks/") else 240), (href, text)
 
 
+def test_chinese_questions_and_phone_snippets(base_url, browser):
+    """A glossary term in Chinese reaches the English sections (梯度裁剪 -> gradient clipping, notebook 09
+    §3; with the glossary emptied the same query finds no section: the counterfactual). On a phone the
+    results fit the screen with their snippets (code names wrap inside them), every section hit has one (a
+    heading over subsections quotes its first subsection), and none quotes markup (the ⏱ icon's SVG)."""
+    v = Visit(browser, base_url + "search.html", viewport={"width": 390, "height": 844})
+    try:
+        v.page.wait_for_function("() => !!(window.FieldnotesSearch && window.FieldnotesSearch.matchSections)")
+        first, without = v.page.evaluate(
+            """q => { const f = window.FieldnotesSearch.matchSections(q)[0];
+                 window.FIELDNOTES_GLOSSARY = [];
+                 return [f && [f.page, f.heading], window.FieldnotesSearch.matchSections(q).length]; }""",
+            "梯度裁剪",
+        )
+        assert first and first[0] == "notebooks/09_training_loop.html" and first[1].startswith("3."), first
+        assert without == 0, f"without the glossary {without} sections match"
+        v.open(base_url + "search.html?q=" + quote("why does my training run out of GPU memory"))
+        v.search_done()
+        wide = v.page.evaluate("() => document.documentElement.scrollWidth")
+        snippets = v.page.eval_on_selector_all(
+            "#fieldnotes-section-hits li",
+            "ls => ls.map(l => (l.querySelector('p.fn-snippet') || {}).textContent)",
+        )
+        listed = v.page.eval_on_selector_all(
+            "#search-results p.fn-snippet", "ps => ps.map(p => p.textContent)"
+        )
+        v.check_clean("search on a phone")
+    finally:
+        v.close()
+    assert wide <= 390, f"the search page is {wide} px wide on a 390 px screen"
+    assert snippets and all(snippets), snippets
+    assert not [t for t in snippets + listed if "<svg" in t or "viewBox" in t]
+
+
 class _Links(HTMLParser):
     def __init__(self):
         super().__init__()

@@ -293,7 +293,10 @@
   };
   const bm25 = (tf, idf) => (idf * tf) / (W.k1 + tf);
   const idfOf = (n, df) => Math.log(1 + (n - df + 0.5) / (df + 0.5));
-  const questionTerms = (q) => [...new Set(words(q))].filter((w) => !ASK.has(w) && sdf.has(w));
+  // A glossary term in Chinese brings its English with it (随机种子 -> random seed): the sections are English.
+  const expand = (q) =>
+    (window.FIELDNOTES_GLOSSARY || []).reduce((a, [zh, en]) => (q.includes(zh) ? `${a} ${en}` : a), q);
+  const questionTerms = (q) => [...new Set(words(expand(q)))].filter((w) => !ASK.has(w) && sdf.has(w));
   // how well a question matches each section's own questions: the mean cosine of its two best matches
   // (a section that one of its questions matches well, and a second one too, beats a single lucky match)
   const askScores = (q) => {
@@ -351,18 +354,34 @@
   const typed = (q) =>
     [...new Set(norm(q).match(/[\p{L}\p{N}_]{3,}/gu) || [])].filter((w) => !STOP.has(w) && !ASK.has(stem(w)));
   // The sentence of the section's own text with the most query words (a word typed as in the query counts
-  // twice), and that count. A sentence ends at . ! or ? followed by a space and a capital, a digit or an
-  // opening quote or bracket, so that torch.load(...) or "1.5 s" do not cut one in two.
+  // twice), and that count: a sentence of its prose where one has any, unless only a block of its code,
+  // math or tables (the index marks those with U+2063 on both sides) has a name typed with an underscore
+  // (weights_only); a block of those where no prose sentence has a query word. A sentence ends at . ! or ? followed by a
+  // space and a capital, a digit or an opening quote or bracket, so that torch.load(...) or "1.5 s" do not
+  // cut one in two. A section with no text of its own (a heading over subsections) speaks through its
+  // first subsection.
+  const NOT_PROSE = "\u2063";
+  const ownText = (s) => {
+    if (s.text.replace(new RegExp(NOT_PROSE, "g"), "").trim()) return s.text;
+    const child = sections.find((c) => c.page === s.page && c.parent === s.heading && c.anchor);
+    return child ? child.text : "";
+  };
   const bestSentence = (s, terms, raw = []) => {
-    const sentences = s.text.split(/(?<=[.!?])\s+(?=[\p{Lu}\p{N}(“"'`\[])/u);
+    const parts = ownText(s).split(NOT_PROSE);
+    const prose = parts.filter((_, i) => i % 2 === 0).flatMap((t) => t.split(/(?<=[.!?])\s+(?=[\p{Lu}\p{N}(“"'`\[])/u));
+    const other = parts.filter((_, i) => i % 2 === 1);
     const count = (t) => {
       const low = t.toLowerCase();
       return new Set(words(t).filter((w) => terms.includes(w))).size + 2 * raw.filter((w) => low.includes(w)).length;
     };
-    return sentences.reduce(
-      ([a, n], b) => (count(b) > n ? [b, count(b)] : [a, n]),
-      [sentences[0] || "", count(sentences[0] || "")]
-    );
+    const best = (list) =>
+      list.map((t) => t.trim()).filter(Boolean).reduce(([a, n], b) => (count(b) > n ? [b, count(b)] : [a, n]), ["", -1]);
+    const [p, np] = best(prose);
+    const [o, no] = best(other);
+    // a name typed with an underscore (weights_only) that only the code has: the code
+    const names = raw.filter((w) => w.includes("_") && o.toLowerCase().includes(w) && !p.toLowerCase().includes(w));
+    if (np > 0 && !names.length) return [p, np];
+    return no > 0 ? [o, no] : [p || o, 0];
   };
   // At most `size` characters of a text, from 100 before the first word typed as in the query (else the
   // first that stems to a query term), "…" where it is cut; null when neither is in it.
@@ -398,6 +417,17 @@
     });
     return p;
   };
+  // What an opened section highlights (Sphinx marks every occurrence on the page, inside longer words
+  // too: "mode" in every "model"): the query's three rarest words of four letters or more (of three where
+  // it has none longer), by how many sections have them.
+  const highlighted = (raw, terms) => {
+    const found = [...new Set(raw.filter((w) => terms.includes(stem(w))))];
+    const long = found.filter((w) => w.length >= 4);
+    return (long.length ? long : found)
+      .sort((a, b) => (sdf.get(stem(a)) || 0) - (sdf.get(stem(b)) || 0))
+      .slice(0, 3)
+      .join(" ");
+  };
   const showSections = (q, before) => {
     const hits = matchSections(q);
     if (!hits.length) return;
@@ -415,7 +445,7 @@
     hits.filter((s) => s.score >= top / 3).slice(0, 8).forEach((s) => {
       const li = document.createElement("li");
       const a = document.createElement("a");
-      const light = [...new Set(raw.filter((w) => terms.includes(stem(w))))].join(" ");
+      const light = highlighted(raw, terms);
       a.href = `${root}${s.page}?highlight=${encodeURIComponent(light)}${s.anchor ? "#" + s.anchor : ""}`;
       const remember = () => localStorage.setItem("sphinx_highlight_terms", light);
       a.addEventListener("mousedown", remember);

@@ -12,7 +12,7 @@ from typing import Any
 from sphinx.application import Sphinx
 
 from .asks import ASKS, load_asks, unknown_sections
-from .base import GENERATED, STATIC, logger
+from .base import GENERATED, STATIC, logger, read_tsv
 from .data import data
 from .search import error_records, section_records
 
@@ -157,9 +157,12 @@ def finish(app: Sphinx, exc: Exception | None) -> None:
     stale = unknown_sections(extra, numbered)
     if stale:  # a heading was renumbered and section_questions.tsv did not follow
         logger.warning(f"fieldnotes: {ASKS.name} names sections that do not exist: {stale[:10]}")
+    # the glossary's Chinese terms with their English: a question in Chinese ranks the English sections too
+    glossary = [[row["zh"], row["en"]] for row in read_tsv("glossary.tsv")]
     (static / "fieldnotes-sections.js").write_text(
         "// The section index, read by fieldnotes-search.js: a question ranks the section that answers it.\n"
-        f"window.FIELDNOTES_SECTIONS = {json.dumps(sections, ensure_ascii=False, separators=(',', ':'))};\n",
+        f"window.FIELDNOTES_SECTIONS = {json.dumps(sections, ensure_ascii=False, separators=(',', ':'))};\n"
+        f"window.FIELDNOTES_GLOSSARY = {json.dumps(glossary, ensure_ascii=False, separators=(',', ':'))};\n",
         encoding="utf-8",
     )
     theme_fa = static / "scripts" / "fontawesome.js"

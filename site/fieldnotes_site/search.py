@@ -81,6 +81,25 @@ def error_records(site: SiteData) -> list[dict[str, str]]:
 #: Words of a section's body the index keeps (its text is also what the search page quotes as snippet).
 SECTION_CHARS = 4000
 
+#: Around each part of a section's text that is not prose (code, math, a table): the search page ranks on
+#: all of it but quotes a prose sentence where one has the query's words.
+NOT_PROSE = "\u2063"  # INVISIBLE SEPARATOR: not whitespace, so the text's word joining keeps it
+
+
+def _text(node: nodes.Node) -> str:
+    """``node.astext()`` without the raw HTML inside it (an icon's SVG is markup, not words)."""
+    if not any(node.findall(nodes.raw)):
+        return node.astext()
+    return "".join(t.astext() for t in node.findall(nodes.Text) if not _in_raw(t))
+
+
+def _in_raw(node: nodes.Node) -> bool:
+    while node is not None:
+        if isinstance(node, nodes.raw):
+            return True
+        node = node.parent
+    return False
+
 
 def _own_text(section: nodes.section) -> str:
     """What a reader reads in ``section`` itself (not its subsections): prose, lists, tables, math, the
@@ -104,13 +123,14 @@ def _own_text(section: nodes.section) -> str:
                         for c in par.children
                         if not isinstance(c, nodes.Element) or "fn-against" not in c["classes"]
                     ]
-                    words = (c.astext() for c in kept)
+                    words = (_text(c) for c in kept)
                     parts.append(" ".join(words))
             return True
-        if isinstance(
-            node, (nodes.paragraph, nodes.literal_block, nodes.math_block, nodes.table, nodes.term)
-        ):
-            parts.append(node.astext())
+        if isinstance(node, (nodes.paragraph, nodes.term)):
+            parts.append(_text(node))
+            return True
+        if isinstance(node, (nodes.literal_block, nodes.math_block, nodes.table)):
+            parts.append(f"{NOT_PROSE}{_text(node)}{NOT_PROSE}")
             return True
         for child in node.children if isinstance(node, nodes.Element) else []:
             if not walk(child):
@@ -120,7 +140,8 @@ def _own_text(section: nodes.section) -> str:
     for child in section.children[1:]:
         if not walk(child):
             break
-    return " ".join(" ".join(parts).split())[:SECTION_CHARS]
+    text = " ".join(" ".join(parts).split())[:SECTION_CHARS]
+    return text + NOT_PROSE if text.count(NOT_PROSE) % 2 else text  # one cut inside code stays marked
 
 
 _LEARN_ITEM = re.compile(r"^\s*[-*]\s+(.*?)\s*\(§\s*([\d.]+)[^)]*\)\s*$")
