@@ -14,7 +14,7 @@ import time
 import urllib.request
 from html.parser import HTMLParser
 from pathlib import Path
-from urllib.parse import quote, unquote, urljoin, urlparse
+from urllib.parse import parse_qs, quote, unquote, urljoin, urlparse
 
 import pytest
 
@@ -505,6 +505,31 @@ def test_chinese_questions_and_phone_snippets(base_url, browser):
     assert wide <= 390, f"the search page is {wide} px wide on a 390 px screen"
     assert snippets and all(snippets), snippets
     assert not [t for t in snippets + listed if "<svg" in t or "viewBox" in t]
+
+
+def test_an_opened_section_highlights_the_typed_name_not_its_parts(base_url, browser):
+    """A section hit for register_forward_hook opens with that name highlighted whole: Sphinx marks every
+    occurrence of each highlight word, inside longer words too, so the query's parts ("forward", "hook")
+    would light up much of the page (the counterfactual: how many text nodes have "forward")."""
+    v = Visit(browser, f"{base_url}search.html?q=register_forward_hook")
+    try:
+        link = v.page.locator("#fieldnotes-section-hits a").first
+        link.wait_for()
+        assert parse_qs(urlparse(link.get_attribute("href")).query)["highlight"] == ["register_forward_hook"]
+        link.click()
+        v.page.wait_for_load_state("load")
+        v.page.wait_for_selector("span.highlighted", timeout=5000)
+        lit = v.page.eval_on_selector_all(
+            "span.highlighted", "ss => ss.map(s => s.textContent.toLowerCase())"
+        )
+        forward = v.page.evaluate(
+            """() => { const w = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT); let n = 0;
+                 while (w.nextNode()) n += /forward/i.test(w.currentNode.textContent); return n; }"""
+        )
+    finally:
+        v.close()
+    assert lit and set(lit) == {"register_forward_hook"}, lit
+    assert forward > 3 * len(lit), (forward, len(lit))
 
 
 class _Links(HTMLParser):

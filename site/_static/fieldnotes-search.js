@@ -368,11 +368,15 @@
   };
   const bestSentence = (s, terms, raw = []) => {
     const parts = ownText(s).split(NOT_PROSE);
-    const prose = parts.filter((_, i) => i % 2 === 0).flatMap((t) => t.split(/(?<=[.!?])\s+(?=[\p{Lu}\p{N}(“"'`\[])/u));
+    const prose = parts
+      .filter((_, i) => i % 2 === 0)
+      .flatMap((t) => t.split(/(?<=[.!?])(?<!\b(?:al|e\.g|i\.e|vs|cf|Fig|Eq|approx)\.)\s+(?=[\p{Lu}\p{N}(“"'`\[])/u));
     const other = parts.filter((_, i) => i % 2 === 1);
+    // a sentence with TeX in it (\\text{...}) reads worse than one without: half a word less
     const count = (t) => {
       const low = t.toLowerCase();
-      return new Set(words(t).filter((w) => terms.includes(w))).size + 2 * raw.filter((w) => low.includes(w)).length;
+      const n = new Set(words(t).filter((w) => terms.includes(w))).size + 2 * raw.filter((w) => low.includes(w)).length;
+      return n && /\\[a-zA-Z]+/.test(t) ? n - 0.5 : n;
     };
     const best = (list) =>
       list.map((t) => t.trim()).filter(Boolean).reduce(([a, n], b) => (count(b) > n ? [b, count(b)] : [a, n]), ["", -1]);
@@ -391,9 +395,12 @@
     const word = [...text.matchAll(/[\p{L}\p{N}_]+/gu)].find((m) => words(m[0]).some((w) => terms.includes(w)));
     const at = typedAt.length ? Math.min(...typedAt) : word ? word.index : -1;
     if (at < 0) return null;
-    const start = text.length <= size ? 0 : Math.max(0, Math.min(at - 100, text.length - size));
-    const end = start + size;
-    return `${start ? "…" : ""}${text.slice(start, end)}${end < text.length ? "…" : ""}`;
+    let start = text.length <= size ? 0 : Math.max(0, Math.min(at - 100, text.length - size));
+    let end = start + size;
+    // whole words: a cut moves to the next space after it (at the start) or the last before it (at the end)
+    if (start > 0 && text[start - 1] !== " ") start = Math.min(at, text.indexOf(" ", start) + 1 || at);
+    if (end < text.length && text[end] !== " ") end = Math.max(text.lastIndexOf(" ", end), at + 1);
+    return `${start ? "…" : ""}${text.slice(start, end).trim()}${end < text.length ? "…" : ""}`;
   };
   // The snippet: that sentence (300 characters of it at most, around the query's first word), the query's
   // words marked.
@@ -418,15 +425,24 @@
     return p;
   };
   // What an opened section highlights (Sphinx marks every occurrence on the page, inside longer words
-  // too: "mode" in every "model"): the query's three rarest words of four letters or more (of three where
-  // it has none longer), by how many sections have them.
-  const highlighted = (raw, terms) => {
-    const found = [...new Set(raw.filter((w) => terms.includes(stem(w))))];
+  // too: "mode" in every "model"): a name typed with an underscore whole (register_forward_hook, not
+  // "forward" everywhere), then the rarest of the query's other words (of a Chinese glossary term, its
+  // English) that the section itself has, by how many sections have them, three in all; words of four
+  // letters or more first, and none of the small words a pasted message is full of.
+  const PLAIN = new Set(
+    "been already after before they them than what does doing done must only also through should would could".split(" ")
+  );
+  const highlighted = (q, terms, s) => {
+    const own = new Set(words(`${s.heading} ${ownText(s)}`));
+    const names = [...new Set(q.toLowerCase().match(/[\p{L}\p{N}]+(?:_[\p{L}\p{N}]+)+/gu) || [])];
+    const found = [...new Set(expand(q).toLowerCase().replace(/_/g, " ").match(/[\p{L}\p{N}]+/gu) || [])].filter(
+      (w) => !PLAIN.has(w) && !STOP.has(w) && words(w).some((x) => terms.includes(x) && own.has(x))
+    );
     const long = found.filter((w) => w.length >= 4);
-    return (long.length ? long : found)
-      .sort((a, b) => (sdf.get(stem(a)) || 0) - (sdf.get(stem(b)) || 0))
-      .slice(0, 3)
-      .join(" ");
+    const rest = (long.length ? long : found).sort(
+      (a, b) => Math.min(...words(a).map((x) => sdf.get(x) || 0)) - Math.min(...words(b).map((x) => sdf.get(x) || 0))
+    );
+    return [...names, ...rest.filter((w) => !names.some((n) => n.includes(w)))].slice(0, 3).join(" ");
   };
   const showSections = (q, before) => {
     const hits = matchSections(q);
@@ -445,7 +461,7 @@
     hits.filter((s) => s.score >= top / 3).slice(0, 8).forEach((s) => {
       const li = document.createElement("li");
       const a = document.createElement("a");
-      const light = highlighted(raw, terms);
+      const light = highlighted(q, terms, s);
       a.href = `${root}${s.page}?highlight=${encodeURIComponent(light)}${s.anchor ? "#" + s.anchor : ""}`;
       const remember = () => localStorage.setItem("sphinx_highlight_terms", light);
       a.addEventListener("mousedown", remember);
@@ -553,8 +569,10 @@
       if (!a || li.dataset.fnExcerpt || li.querySelector(":scope > span")) return;
       li.dataset.fnExcerpt = "1";
       const page = a.getAttribute("href").split(/[?#]/)[0];
-      if (best.has(page)) {
-        const p = snippet(best.get(page), terms, raw);
+      // an entry for one section of a page (Sphinx lists a heading that matches as its own entry)
+      const anchored = a.hash && sections.find((s) => s.page === page && `#${s.anchor}` === a.hash);
+      if (anchored || best.has(page)) {
+        const p = snippet(anchored || best.get(page), terms, raw);
         if (p.textContent.trim()) li.appendChild(p);
       } else if (!notebookPages.has(page) && window.location.protocol !== "file:")
         fetch(root + page)
