@@ -64,12 +64,13 @@ READY_JS = """async (ms) => {
 #: (about:blank denies access to sessionStorage: nothing to clear there.)
 FIRST_VISIT_JS = "try { sessionStorage.removeItem('sidebar-scroll-top'); } catch (e) {}"
 
-#: What a visit leaves in the site's origin's Web Storage (the theme's mode and banners, MathJax's menu,
-#: the words to highlight, the sidebar's scroll): emptied when a shared tab is handed on, from a small
-#: page of the same origin (FORGET_PAGE) once the visited page has unloaded (its unload handlers write
-#: too). History, cookies and other storage are not touched (the site uses none).
-FORGET_JS = "() => { localStorage.clear(); sessionStorage.clear(); return true; }"
-FORGET_PAGE = "_static/favicon.svg"
+#: What a visit leaves in the site's origin's localStorage (the theme's mode and banners, MathJax's menu,
+#: the words to highlight) is cleared when a shared tab is handed on, once the visited page has unloaded
+#: (its unload handlers write too), through the DevTools protocol (Storage.clearDataForOrigin: 0.05 s, where
+#: clearing it from a page of the origin took two more page loads). The one sessionStorage key the site
+#: uses, the theme's sidebar scroll, FIRST_VISIT_JS removes on every page. History and cookies are not
+#: touched (the site uses none).
+FORGET = {"storageTypes": "local_storage"}
 
 #: A new tab's viewport (Playwright's default): a visit that names none gets it in a shared tab too.
 DEFAULT_VIEWPORT = {"width": 1280, "height": 720}
@@ -83,6 +84,7 @@ PAGE_OPTIONS = {"reduced_motion": "reduce"}
 #: 0.5 s more a visit than reusing one (measured here, 0.85 s against 0.3 s for the search page).
 _SHARED: dict[int, object] = {}
 _BUSY: set = set()  # the shared tabs a visit holds now
+_CDP: dict = {}  # shared tab -> its DevTools session (clears the origin's storage between visits)
 
 
 @pytest.fixture(scope="module")
@@ -145,6 +147,7 @@ class Visit:
             page.add_init_script(FIRST_VISIT_JS)
             if self.shared:
                 _SHARED[id(browser)] = page
+                _CDP[page] = page.context.new_cdp_session(page)
         elif viewport is None:
             viewport = DEFAULT_VIEWPORT  # what the last visit left is not this one's
         self.page = page
@@ -159,6 +162,7 @@ class Visit:
             raise
 
     def _start(self, url: str, wait: str, viewport: dict | None, weigh: bool) -> None:
+        self.opened_url = url
         self.host = urlparse(url).netloc
         self.opened = False
 
@@ -222,6 +226,7 @@ class Visit:
             record.clear()
         self.unready = ""
         self.host = urlparse(url).netloc
+        self.opened_url = url
         self.opened = True
         # "load": commit, then ready() (the load event, math, fonts, transitions, each bounded); "commit"
         # returns as soon as the page starts arriving, for a caller that calls ready() itself later
@@ -268,8 +273,9 @@ class Visit:
         assert not self.unready, f"{what}: {self.unready}"
 
     def close(self) -> None:
-        """Close the tab, or hand the shared tab on as a new one: this origin's storage cleared, the page
-        left for about:blank (what it still has pending cut off there), this visit's listeners removed. A
+        """Close the tab, or hand the shared tab on as a new one: the page left for about:blank (what it
+        still has pending cut off there), then this origin's localStorage cleared, this visit's listeners
+        and routes removed. A
         shared tab that cannot be handed on cleanly (a page that will not answer) is closed instead."""
         if self.closed:
             return
@@ -280,9 +286,9 @@ class Visit:
         page, self.page = self.page, None  # this visit no longer reaches the tab the next one gets
         try:
             self.leaving = True
-            page.goto(f"http://{self.host}/{FORGET_PAGE}", timeout=10_000)
-            page.wait_for_function(FORGET_JS, timeout=5_000)
             page.goto("about:blank", timeout=10_000)
+            origin = f"{urlparse(self.opened_url).scheme}://{self.host}"
+            _CDP[page].send("Storage.clearDataForOrigin", {"origin": origin, **FORGET})
         except sync_api.Error:  # a page that will not answer (a timeout included): the next visit opens
             page.close()  # a new tab
         finally:
