@@ -785,6 +785,12 @@ def test_search_box_lists_the_error_first_and_opens_its_cell(base_url, browser, 
         first = v.page.locator("#fieldnotes-error-hits li a").first
         href = first.get_attribute("href")
         assert anchor_page in href and "#error-" in href, href
+        # what the entry's claim shows is folded under it, one tap away (a statement runs to a phone screen)
+        folded = v.page.eval_on_selector_all(
+            "#fieldnotes-error-hits li details",
+            "ds => ds.map(d => [d.open, d.querySelector('summary').textContent, d.textContent.length])",
+        )
+        assert folded and all(not o and "claim" in t and n > len(t) + 20 for o, t, n in folded), folded
         anchor = href.rsplit("#", 1)[1]
         v.search_done()
         v.check_clean(f"search {paste[:40]} (results)")

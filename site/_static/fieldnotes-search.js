@@ -213,8 +213,15 @@
       const code = document.createElement("code");
       code.textContent = e.ename;
       li.append(" — ", code, `: ${e.message.split("\n")[0] || "(message varies)"}`);
-      if (e.claim) li.append(` (claim ${e.claim}: ${e.statement})`);
       if (e.gpu_only) li.append(" [needs CUDA: checked on GPU runners, skipped on the CPU one]");
+      // what the claim proves, one tap away: a whole statement runs to a phone screen and more
+      if (e.claim) {
+        const more = document.createElement("details");
+        const summary = document.createElement("summary");
+        summary.textContent = `what claim ${e.claim} shows`;
+        more.append(summary, e.statement);
+        li.appendChild(more);
+      }
       list.appendChild(li);
     });
     box.appendChild(list);
@@ -454,7 +461,10 @@
     box.id = "fieldnotes-section-hits";
     const h = document.createElement("h2");
     h.textContent = "Sections";
-    box.appendChild(h);
+    const note = document.createElement("p");
+    note.className = "fn-list-note";
+    note.textContent = "The sections that match best, first; every page with the words is listed further down.";
+    box.append(h, note);
     const list = document.createElement("ol");
     list.className = "fn-section-hits";
     const raw = (norm(q).replace(/_/g, " ").match(/[\p{L}]+/gu) || []).filter((w) => w.length >= 3 && !STOP.has(w) && !ASK.has(stem(w)));
