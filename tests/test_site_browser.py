@@ -538,6 +538,24 @@ def test_an_opened_section_highlights_the_typed_name_not_its_parts(base_url, bro
     assert forward > 3 * len(lit), (forward, len(lit))
 
 
+def test_a_misspelt_word_gets_a_did_you_mean(base_url, browser):
+    """A word no section has ("contigous") is offered corrected, as a link to that search; a query whose
+    words the sections have, or a pasted error, gets no such line (the counterfactuals)."""
+    v = Visit(browser, f"{base_url}search.html?q={quote('contigous view error')}")
+    try:
+        link = v.page.locator("#fieldnotes-did-you-mean a")
+        link.wait_for(timeout=15000)
+        offered = link.text_content(), unquote(link.get_attribute("href"))
+        quiet = v.page.evaluate(
+            "qs => qs.map(q => window.FieldnotesSearch.corrected(q))",
+            ["contiguous view error", "RuntimeError: Expected all tensors to be on the same device"],
+        )
+    finally:
+        v.close()
+    assert offered == ("contiguous view error", "?q=contiguous view error"), offered
+    assert quiet == [None, None], quiet
+
+
 class _Links(HTMLParser):
     def __init__(self):
         super().__init__()

@@ -598,6 +598,72 @@
     ).observe(results, { childList: true, subtree: true });
   };
 
+  // ------------------------------------------------------------------------------ did you mean
+  // A word of four letters or more that no section has ("contigous") is matched against the words the
+  // sections do have: the commonest one at edit distance 1 (2 for words of eight letters or more), if
+  // any, is offered as a new search with that word replaced. Nothing is searched for the reader.
+  let vocabulary = null; // word -> how often the sections use it
+  const distance = (a, b, most) => {
+    // Damerau-Levenshtein (adjacent swaps count 1), given up past `most`
+    if (Math.abs(a.length - b.length) > most) return most + 1;
+    const d = [...Array(a.length + 1)].map((_, i) => [i, ...Array(b.length).fill(0)]);
+    for (let j = 1; j <= b.length; j++) d[0][j] = j;
+    for (let i = 1; i <= a.length; i++) {
+      let low = Infinity;
+      for (let j = 1; j <= b.length; j++) {
+        const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+        d[i][j] = Math.min(d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + cost);
+        if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) d[i][j] = Math.min(d[i][j], d[i - 2][j - 2] + 1);
+        low = Math.min(low, d[i][j]);
+      }
+      if (low > most) return most + 1;
+    }
+    return d[a.length][b.length];
+  };
+  const corrected = (q) => {
+    if (sections === null) buildSections();
+    // the usual case, every word known, costs no vocabulary (0.3 s to build here)
+    const ours = (w) => STOP.has(w) || ASK.has(stem(w)) || sdf.has(stem(w));
+    if ((q.toLowerCase().match(/[\p{L}]{4,}/gu) || []).every(ours)) return null;
+    if (vocabulary === null) {
+      vocabulary = new Map();
+      sections.forEach((s) =>
+        (`${s.heading} ${s.text}`.toLowerCase().match(/[\p{L}]{4,}/gu) || []).forEach((w) =>
+          vocabulary.set(w, (vocabulary.get(w) || 0) + 1)
+        )
+      );
+    }
+    let changed = false;
+    const out = q.replace(/[\p{L}]{4,}/gu, (word) => {
+      const w = word.toLowerCase();
+      if (vocabulary.has(w) || ours(w)) return word;
+      const most = w.length >= 8 ? 2 : 1;
+      let best = null;
+      vocabulary.forEach((n, v) => {
+        const d = distance(w, v, most);
+        if (d <= most && (!best || d < best.d || (d === best.d && n > best.n))) best = { v, d, n };
+      });
+      if (!best) return word;
+      changed = true;
+      return best.v;
+    });
+    return changed ? out : null;
+  };
+  const offerCorrection = (q) => {
+    const better = corrected(q);
+    if (!better) return;
+    const p = document.createElement("p");
+    p.id = "fieldnotes-did-you-mean";
+    const a = document.createElement("a");
+    a.href = `?q=${encodeURIComponent(better)}`;
+    a.textContent = better;
+    p.append("Did you mean ", a, "?");
+    const results = document.getElementById("search-results");
+    const first = document.getElementById("fieldnotes-error-hits") || document.getElementById("fieldnotes-section-hits");
+    results.parentNode.insertBefore(p, first || results);
+  };
+  window.FieldnotesSearch.corrected = corrected;
+
   const query = new URLSearchParams(window.location.search).get("q");
   install();
   const ready = () => {
@@ -605,6 +671,7 @@
     if (!query) return;
     const guess = showErrors(query);
     showSections(query, guess);
+    offerCorrection(query);
     excerpts(query);
   };
   if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", ready);
