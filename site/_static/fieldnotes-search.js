@@ -360,12 +360,24 @@
   // where the ranking's words split it in two).
   const typed = (q) =>
     [...new Set(norm(q).match(/[\p{L}\p{N}_]{3,}/gu) || [])].filter((w) => !STOP.has(w) && !ASK.has(stem(w)));
+  // Where a word typed as in the query first stands whole in a text (-1: nowhere). Only the words that
+  // say something on their own count: a name with an underscore, six letters or more, or Chinese (a long
+  // paste is full of short words that stand everywhere); Chinese is found inside other characters.
+  const telling = (raw) => raw.filter((w) => w.includes("_") || w.length >= 6 || /\p{Script=Han}/u.test(w));
+  const wholeWord = new Map(); // word -> its compiled pattern
+  const typedAt = (text, w) => {
+    const low = text.toLowerCase();
+    if (/\p{Script=Han}/u.test(w)) return low.indexOf(w);
+    if (!wholeWord.has(w)) wholeWord.set(w, new RegExp(`(?<![\\p{L}\\p{N}_])${w}(?![\\p{L}\\p{N}_])`, "u"));
+    const m = wholeWord.get(w).exec(low);
+    return m ? m.index : -1;
+  };
   // The sentence of the section's own text with the most query words (a word typed as in the query counts
   // twice), and that count: a sentence of its prose where one has any, unless only a block of its code,
   // math or tables (the index marks those with U+2063 on both sides) has a name typed with an underscore
-  // (weights_only); a block of those where no prose sentence has a query word. A sentence ends at . ! or ? followed by a
-  // space and a capital, a digit or an opening quote or bracket, so that torch.load(...) or "1.5 s" do not
-  // cut one in two. A section with no text of its own (a heading over subsections) speaks through its
+  // (weights_only); a block of those where no prose sentence has a query word. A sentence ends at . ! or ?
+  // followed by a space and a capital, a digit or an opening quote or bracket, so that torch.load(...) or
+  // "1.5 s" do not cut one in two. A section with no text of its own (a heading over subsections) speaks through its
   // first subsection.
   const NOT_PROSE = "\u2063";
   const ownText = (s) => {
@@ -381,8 +393,7 @@
     const other = parts.filter((_, i) => i % 2 === 1);
     // a sentence with TeX in it (\\text{...}) reads worse than one without: half a word less
     const count = (t) => {
-      const low = t.toLowerCase();
-      const n = new Set(words(t).filter((w) => terms.includes(w))).size + 2 * raw.filter((w) => low.includes(w)).length;
+      const n = new Set(words(t).filter((w) => terms.includes(w))).size + 2 * telling(raw).filter((w) => typedAt(t, w) >= 0).length;
       return n && /\\[a-zA-Z]+/.test(t) ? n - 0.5 : n;
     };
     const best = (list) =>
@@ -397,10 +408,9 @@
   // At most `size` characters of a text, from 100 before the first word typed as in the query (else the
   // first that stems to a query term), "…" where it is cut; null when neither is in it.
   const around = (text, terms, raw, size) => {
-    const low = text.toLowerCase();
-    const typedAt = raw.map((w) => low.indexOf(w)).filter((i) => i >= 0);
+    const typedHits = telling(raw).map((w) => typedAt(text, w)).filter((i) => i >= 0);
     const word = [...text.matchAll(/[\p{L}\p{N}_]+/gu)].find((m) => words(m[0]).some((w) => terms.includes(w)));
-    const at = typedAt.length ? Math.min(...typedAt) : word ? word.index : -1;
+    const at = typedHits.length ? Math.min(...typedHits) : word ? word.index : -1;
     if (at < 0) return null;
     let start = text.length <= size ? 0 : Math.max(0, Math.min(at - 100, text.length - size));
     let end = start + size;
@@ -548,15 +558,23 @@
   // sections this script already has: nothing fetched. The other pages keep Sphinx's excerpt, fetched as
   // Sphinx does, but not from file://, where a browser refuses the fetch (a CORS error per hit).
   if (typeof DOCUMENTATION_OPTIONS !== "undefined") DOCUMENTATION_OPTIONS.SHOW_SEARCH_SUMMARY = false;
-  // Another page's excerpt: 240 characters of its main text around the first word typed as in the query,
-  // else the first that stems to a query term (Sphinx looks for the stems themselves in the text, and
-  // "weights_onli" is in none).
+  // Another page's excerpt: 240 characters around the first word typed as in the query, else the first
+  // that stems to a query term (Sphinx looks for the stems themselves in the text, and "weights_onli" is in
+  // none), taken from one block of the page (a paragraph, a list item, a table row with its cells joined
+  // by " · "), so that a table reads as its row, not as the run of all its cells.
   const excerpt = (html, terms, raw) => {
     const doc = new DOMParser().parseFromString(html, "text/html");
     const main = doc.querySelector("article.bd-article") || doc.querySelector('[role="main"]');
     if (!main) return null;
     main.querySelectorAll(".headerlink, script, style, nav").forEach((e) => e.remove());
-    const cut = around(main.textContent.replace(/\s+/g, " ").trim(), terms, raw, 240);
+    const flat = (t) => t.replace(/\s+/g, " ").trim();
+    const blocks = [...main.querySelectorAll("p, li, tr, dt, dd, pre")]
+      .filter((b) => b.tagName === "TR" || !(b.querySelector("p, li, tr, pre") || b.closest("tr")))
+      .map((b) => (b.tagName === "TR" ? [...b.cells].map((c) => flat(c.textContent)).filter(Boolean).join(" · ") : flat(b.textContent)));
+    // (the innermost blocks only; a cell's paragraph is read with its row) the first block with a word as
+    // typed, else the first with a query term
+    const typedIn = blocks.find((t) => telling(raw).some((w) => typedAt(t, w) >= 0));
+    const cut = around(typedIn || blocks.find((t) => around(t, terms, [], 240)) || "", terms, raw, 240);
     return cut && marked(cut, terms, raw);
   };
   const excerpts = (q) => {
