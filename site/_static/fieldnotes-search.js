@@ -416,21 +416,25 @@
     let end = start + size;
     // whole words: a cut moves to the next space after it (at the start) or the last before it (at the end)
     if (start > 0 && text[start - 1] !== " ") start = Math.min(at, text.indexOf(" ", start) + 1 || at);
-    if (end < text.length && text[end] !== " ") end = Math.max(text.lastIndexOf(" ", end), at + 1);
+    if (end < text.length && text[end] !== " ") {
+      const space = text.lastIndexOf(" ", end);
+      end = space > at ? space : start + size; // a word longer than the window is cut inside
+    }
     return `${start ? "…" : ""}${text.slice(start, end).trim()}${end < text.length ? "…" : ""}`;
   };
   // The snippet: that sentence (300 characters of it at most, around the query's first word), the query's
   // words marked.
   const snippet = (s, terms, raw = []) => {
     const sentence = bestSentence(s, terms, raw)[0].trim();
-    return marked(around(sentence, terms, raw, 300) || sentence.slice(0, 300), terms, raw);
+    const cut = sentence.length > 300 ? `${sentence.slice(0, sentence.lastIndexOf(" ", 300) + 1 || 300).trim()}…` : sentence;
+    return marked(around(sentence, terms, raw, 300) || cut, terms, raw);
   };
   const marked = (text, terms, raw = []) => {
     const p = document.createElement("p");
     p.className = "fn-snippet";
     const hit = (piece) => {
       const low = piece.toLowerCase();
-      return words(piece).some((w) => terms.includes(w)) || raw.some((w) => low.includes(w));
+      return words(piece).some((w) => terms.includes(w)) || telling(raw).some((w) => typedAt(piece, w) >= 0);
     };
     text.split(/([\p{L}\p{N}_]+)/u).forEach((piece) => {
       if (/^[\p{L}\p{N}_]+$/u.test(piece) && hit(piece)) {
@@ -459,7 +463,9 @@
     const rest = (long.length ? long : found).sort(
       (a, b) => Math.min(...words(a).map((x) => sdf.get(x) || 0)) - Math.min(...words(b).map((x) => sdf.get(x) || 0))
     );
-    return [...names, ...rest.filter((w) => !names.some((n) => n.includes(w)))].slice(0, 3).join(" ");
+    const text = `${s.heading} ${ownText(s)}`.toLowerCase();
+    const shown = names.filter((n) => text.includes(n)); // not the reader's own paths and frames
+    return [...shown, ...rest.filter((w) => !shown.some((n) => n.includes(w)))].slice(0, 3).join(" ");
   };
   const showSections = (q, before) => {
     const hits = matchSections(q);
@@ -477,7 +483,6 @@
     box.append(h, note);
     const list = document.createElement("ol");
     list.className = "fn-section-hits";
-    const raw = (norm(q).replace(/_/g, " ").match(/[\p{L}]+/gu) || []).filter((w) => w.length >= 3 && !STOP.has(w) && !ASK.has(stem(w)));
     hits.filter((s) => s.score >= top / 3).slice(0, 8).forEach((s) => {
       const li = document.createElement("li");
       const a = document.createElement("a");
@@ -566,7 +571,7 @@
     const doc = new DOMParser().parseFromString(html, "text/html");
     const main = doc.querySelector("article.bd-article") || doc.querySelector('[role="main"]');
     if (!main) return null;
-    main.querySelectorAll(".headerlink, script, style, nav").forEach((e) => e.remove());
+    main.querySelectorAll(".headerlink, script, style, nav, form, select, option, button, input, label").forEach((e) => e.remove());
     const flat = (t) => t.replace(/\s+/g, " ").trim();
     const blocks = [...main.querySelectorAll("p, li, tr, dt, dd, pre")]
       .filter((b) => b.tagName === "TR" || !(b.querySelector("p, li, tr, pre") || b.closest("tr")))
@@ -584,10 +589,16 @@
     const raw = typed(q);
     // each page's best section, unless a later one of the page has a sentence with more of the query's
     // words, or of the words as typed (an exact name beats a word it contains)
+    // (a page's five best sections are enough: a long paste matches hundreds)
     const best = new Map();
+    const seen = new Map();
     matchSections(q).forEach((s) => {
+      const n = (seen.get(s.page) || 0) + 1;
+      seen.set(s.page, n);
+      if (n > 5) return;
+      const count = bestSentence(s, terms, raw)[1];
       const kept = best.get(s.page);
-      if (!kept || bestSentence(s, terms, raw)[1] > bestSentence(kept, terms, raw)[1]) best.set(s.page, s);
+      if (!kept || count > kept.count) best.set(s.page, { s, count });
     });
     const notebookPages = new Set(sections.map((s) => s.page));
     const root = document.documentElement.dataset.content_root || "";
@@ -600,15 +611,16 @@
       // an entry for one section of a page (Sphinx lists a heading that matches as its own entry)
       const anchored = a.hash && sections.find((s) => s.page === page && `#${s.anchor}` === a.hash);
       if (anchored || best.has(page)) {
-        const p = snippet(anchored || best.get(page), terms, raw);
+        const p = snippet(anchored || best.get(page).s, terms, raw);
         if (p.textContent.trim()) li.appendChild(p);
       } else if (!notebookPages.has(page) && window.location.protocol !== "file:")
         fetch(root + page)
-          .then((r) => r.text())
+          .then((r) => (r.ok ? r.text() : ""))
           .then((html) => {
             const p = html && excerpt(html, terms, raw);
             if (p) li.appendChild(p);
-          });
+          })
+          .catch(() => null); // no excerpt, as from file://
     };
     results.querySelectorAll("li").forEach(annotate);
     new MutationObserver((records) =>
@@ -622,12 +634,12 @@
   // any, is offered as a new search with that word replaced. Nothing is searched for the reader.
   let vocabulary = null; // word -> how often the sections use it
   const distance = (a, b, most) => {
-    // Damerau-Levenshtein (adjacent swaps count 1), given up past `most`
+    // optimal string alignment (Levenshtein, and an adjacent swap counts 1), given up past `most`
     if (Math.abs(a.length - b.length) > most) return most + 1;
     const d = [...Array(a.length + 1)].map((_, i) => [i, ...Array(b.length).fill(0)]);
     for (let j = 1; j <= b.length; j++) d[0][j] = j;
     for (let i = 1; i <= a.length; i++) {
-      let low = Infinity;
+      let low = d[i][0];
       for (let j = 1; j <= b.length; j++) {
         const cost = a[i - 1] === b[j - 1] ? 0 : 1;
         d[i][j] = Math.min(d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + cost);
@@ -639,6 +651,8 @@
     return d[a.length][b.length];
   };
   const corrected = (q) => {
+    // a pasted message or a long question: its unknown words are names, paths and frames, not typos
+    if (looksLikeError(q) || q.length > 100 || q.split(/\s+/).length > 8) return null;
     if (sections === null) buildSections();
     // the usual case, every word known, costs no vocabulary (0.3 s to build here)
     const ours = (w) => STOP.has(w) || ASK.has(stem(w)) || sdf.has(stem(w));
@@ -652,9 +666,13 @@
       );
     }
     let changed = false;
-    const out = q.replace(/[\p{L}]{4,}/gu, (word) => {
+    const out = q.replace(/[\p{L}]{4,}/gu, (word, at) => {
       const w = word.toLowerCase();
-      if (vocabulary.has(w) || ours(w)) return word;
+      if (vocabulary.has(w) || ours(w) || w.length < 5) return word; // "bert" is not a typo of "best"
+      if (/[/\\:.]/.test(q[at - 1] || "") || /[/\\]/.test(q[at + word.length] || "")) return word; // a path
+      // another form of a word the sections have: Porter stems "dimensional" to "dimension", and that to
+      // "dimens", the stem the sections' "dimension" has
+      if (sdf.has(stem(stem(w)))) return word;
       const most = w.length >= 8 ? 2 : 1;
       let best = null;
       vocabulary.forEach((n, v) => {
@@ -663,7 +681,7 @@
       });
       if (!best) return word;
       changed = true;
-      return best.v;
+      return word[0] === word[0].toUpperCase() ? best.v[0].toUpperCase() + best.v.slice(1) : best.v;
     });
     return changed ? out : null;
   };

@@ -87,18 +87,14 @@ NOT_PROSE = "\u2063"  # INVISIBLE SEPARATOR: not whitespace, so the text's word 
 
 
 def _text(node: nodes.Node) -> str:
-    """``node.astext()`` without the raw HTML inside it (an icon's SVG is markup, not words)."""
+    """``node.astext()`` without the raw HTML inside it (an icon's SVG is markup, not words), read from a
+    copy with the raw nodes removed, so that the rest (a table's cells) is joined as astext() joins it."""
     if not any(node.findall(nodes.raw)):
         return node.astext()
-    return "".join(t.astext() for t in node.findall(nodes.Text) if not _in_raw(t))
-
-
-def _in_raw(node: nodes.Node) -> bool:
-    while node is not None:
-        if isinstance(node, nodes.raw):
-            return True
-        node = node.parent
-    return False
+    copy = node.deepcopy()
+    for raw in list(copy.findall(nodes.raw)):
+        raw.parent.remove(raw)
+    return copy.astext()
 
 
 def _own_text(section: nodes.section) -> str:
