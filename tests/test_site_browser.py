@@ -555,10 +555,16 @@ def test_a_misspelt_word_gets_a_did_you_mean(base_url, browser):
                 "dimensional",  # another form of a word the sections have
             ],
         )
+        # a misspelt query that no section matches shows the corrected one's sections, and says so
+        v.open(f"{base_url}search.html?q=normalizaton")
+        v.page.locator("#fieldnotes-section-hits li").first.wait_for(timeout=15000)
+        said = v.page.locator("#fieldnotes-section-hits").inner_text()
+        alone = v.page.evaluate("() => window.FieldnotesSearch.matchSections('normalizaton').length")
     finally:
         v.close()
     assert offered == ("contiguous view error", "?q=contiguous view error"), offered
     assert quiet == [None] * 4, quiet
+    assert alone == 0 and 'these are the sections for "normalization"' in said, (alone, said[:300])
 
 
 class _Links(HTMLParser):

@@ -359,7 +359,9 @@
   // The query as typed: its names and words of three letters or more, lower-cased (weights_only whole,
   // where the ranking's words split it in two).
   const typed = (q) =>
-    [...new Set(norm(q).match(/[\p{L}\p{N}_]{3,}/gu) || [])].filter((w) => !STOP.has(w) && !ASK.has(stem(w)));
+    [...new Set(norm(q).match(/\p{Script=Han}{2,}|[\p{L}\p{N}_]{3,}/gu) || [])].filter(
+      (w) => !STOP.has(w) && !ASK.has(stem(w))
+    ); // (a Chinese word from two characters: 梯度)
   // Where a word typed as in the query first stands whole in a text (-1: nowhere). Only the words that
   // say something on their own count: a name with an underscore, six letters or more, or Chinese (a long
   // paste is full of short words that stand everywhere); Chinese is found inside other characters.
@@ -403,7 +405,10 @@
     // a name typed with an underscore (weights_only) that only the code has: the code
     const names = raw.filter((w) => w.includes("_") && o.toLowerCase().includes(w) && !p.toLowerCase().includes(w));
     if (np > 0 && !names.length) return [p, np];
-    return no > 0 ? [o, no] : [p || o, 0];
+    if (names.length) return [o, no];
+    // no sentence has a query word: the section's first sentence says what it is about, code does not
+    const first = prose.map((t) => t.trim()).find(Boolean);
+    return first ? [first, Math.max(np, 0)] : [o, Math.max(no, 0)];
   };
   // At most `size` characters of a text, from 100 before the first word typed as in the query (else the
   // first that stems to a query term), "…" where it is cut; null when neither is in it.
@@ -467,9 +472,9 @@
     const shown = names.filter((n) => text.includes(n)); // not the reader's own paths and frames
     return [...shown, ...rest.filter((w) => !shown.some((n) => n.includes(w)))].slice(0, 3).join(" ");
   };
-  const showSections = (q, before) => {
+  const showSections = (q, before, instead = null) => {
     const hits = matchSections(q);
-    if (!hits.length) return;
+    if (!hits.length) return false;
     const terms = questionTerms(q);
     const top = hits[0].score;
     const root = document.documentElement.dataset.content_root || "";
@@ -481,6 +486,12 @@
     note.className = "fn-list-note";
     note.textContent = "The sections that match best, first; every page with the words is listed further down.";
     box.append(h, note);
+    if (instead) {
+      const p = document.createElement("p");
+      p.className = "fn-list-note";
+      p.textContent = `No section has the words of "${instead}": these are the sections for "${q}".`;
+      box.appendChild(p);
+    }
     const list = document.createElement("ol");
     list.className = "fn-section-hits";
     hits.filter((s) => s.score >= top / 3).slice(0, 8).forEach((s) => {
@@ -501,6 +512,7 @@
     box.appendChild(list);
     const results = document.getElementById("search-results");
     results.parentNode.insertBefore(box, before || results);
+    return true;
   };
   window.FieldnotesSearch.matchSections = matchSections;
   window.FieldnotesSearch.weights = W; // (the browser tests read them; a tuning script may set them)
@@ -685,8 +697,7 @@
     });
     return changed ? out : null;
   };
-  const offerCorrection = (q) => {
-    const better = corrected(q);
+  const offerCorrection = (q, better) => {
     if (!better) return;
     const p = document.createElement("p");
     p.id = "fieldnotes-did-you-mean";
@@ -706,8 +717,10 @@
     install();
     if (!query) return;
     const guess = showErrors(query);
-    showSections(query, guess);
-    offerCorrection(query);
+    const better = corrected(query);
+    // a misspelt query that no section matches shows the corrected one's sections, and says so
+    if (!showSections(query, guess) && better) showSections(better, guess, query);
+    offerCorrection(query, better);
     excerpts(query);
   };
   if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", ready);
