@@ -23,10 +23,22 @@ def test_drop_patterns_differ_between_ranks():
     assert any(ddp.drop_pattern(0, s) != ddp.drop_pattern(1, s) for s in range(4))
 
 
-def test_two_rank_training_matches_reference():
-    result = ddp.run("batch", jobs=[("train", {})])
-    assert [status for status, _ in result] == ["ok", "ok"]
-    equal = result[0][1]["results"][0]["equal"]
+@pytest.fixture(scope="module")
+def batch():
+    """One 2-rank process group for the jobs of the two tests below (a spawn costs ~3 s a group)."""
+    jobs = [
+        ("train", {}),
+        ("group_facts", {}),
+        ("layerdrop", {"mode": "find_unused", "momentum": 0.9}),
+        ("init_broadcast", {}),
+    ]
+    result = ddp.run("batch", jobs=jobs, timeout_s=20)
+    assert [status for status, _ in result] == ["ok", "ok"], result
+    return [res["results"] for _, res in result]
+
+
+def test_two_rank_training_matches_reference(batch):
+    equal = batch[0][0]["equal"]
     ref = ddp.train_reference([8, 8])
     assert max(abs(a - b) for pa, pb in zip(equal, ref) for a, b in zip(pa, pb)) < 1e-12
 
@@ -60,15 +72,8 @@ def test_two_heads_reference_leaves_the_unused_head_alone():
     assert ref["final"][2:] == ref["initial"][2:] and ref["final"][:2] != ref["initial"][:2]
 
 
-def test_group_facts_and_find_unused_with_momentum():
-    jobs = [
-        ("group_facts", {}),
-        ("layerdrop", {"mode": "find_unused", "momentum": 0.9}),
-        ("init_broadcast", {}),
-    ]
-    result = ddp.run("batch", jobs=jobs, timeout_s=20)
-    assert [status for status, _ in result] == ["ok", "ok"], result
-    facts, layerdrop, init = result[0][1]["results"]
+def test_group_facts_and_find_unused_with_momentum(batch):
+    _, facts, layerdrop, init = batch[0]
     assert (
         facts["default_timeout_s"] == 1800
         and facts["world_timeout_s"] == 20
@@ -83,7 +88,7 @@ def test_group_facts_and_find_unused_with_momentum():
     gap = lambda a, b: max(abs(x - y) for pa, pb in zip(a, b) for x, y in zip(pa, pb))  # noqa: E731
     assert gap(layerdrop["params"], ddp.layerdrop_reference(momentum=0.9)) < 1e-12
     assert gap(layerdrop["params"], ddp.layerdrop_reference(mask=True, momentum=0.9)) > 1e-4
-    other = result[1][1]["results"][2]
+    other = batch[1][3]
     assert (
         init["after_step_unedited"] == other["after_step_unedited"]
         and init["after_step"] != other["after_step"]

@@ -51,9 +51,11 @@ def test_downloaded_notebook_runs_in_a_fresh_directory(tmp_path):
         env=env,
     )
     wheel = next(wheels.glob("pytorch_field_notes-*.whl"))
-    # a fresh Python: the project's packages (torch, ipykernel, …) but not its .pth that finds `helpers`
+    # a fresh Python: the project's packages (torch, ipykernel, pip, …) but not its .pth that finds
+    # `helpers`; without a pip of its own (ensurepip cost 3 of the test's 10 s): the setup cell's
+    # `python -m pip` is the project's, and installs into the fresh environment (the Python it runs in)
     fresh = tmp_path / "env"
-    subprocess.run([sys.executable, "-m", "venv", fresh], check=True)
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", fresh], check=True)
     purelib = subprocess.run(
         [fresh / "bin" / "python", "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
         capture_output=True,
