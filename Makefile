@@ -51,7 +51,7 @@ setup: $(STAMP)
 # (notebook 00, C19) — measured here: 155 s with the default 2 threads each, 95 s with 1.
 test: $(STAMP)
 	$(BIN)/ruff check --quiet . && $(BIN)/ruff format --check --quiet .
-	OMP_NUM_THREADS=$${OMP_NUM_THREADS:-1} $(BIN)/python -m pytest -n $(JOBS) --dist loadfile --nbval tests notebooks
+	OMP_NUM_THREADS=$${OMP_NUM_THREADS:-1} $(BIN)/python -m pytest -n $(JOBS) --dist loadfile --no-loadscope-reorder --nbval tests notebooks
 
 site: $(STAMP)
 	$(BIN)/python -m fieldnotes_site.build --strict
