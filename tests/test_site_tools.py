@@ -145,3 +145,63 @@ def test_section_text_marks_code_and_drops_markup():
     assert text == f"A slow cell  takes 9 s. {NOT_PROSE}x = torch.ones(3){NOT_PROSE}".replace("  ", " ")
     assert "svg" not in text and "Not mine" not in text
     assert "viewBox" in para.astext()  # what the text would carry without the filter
+
+
+def _git_tree(tmp_path):
+    import subprocess
+
+    root = tmp_path / "checkout"
+    (root / "site").mkdir(parents=True)
+    (root / "tests").mkdir()
+    (root / "site" / "index.md").write_text("# Home\n")
+    (root / "tests" / "test_x.py").write_text("def test(): pass\n")
+    (root / ".gitignore").write_text("_build/\n")
+    subprocess.run(["git", "init", "-q", str(root)], check=True)
+    subprocess.run(["git", "-C", str(root), "add", "-A"], check=True)
+    return root
+
+
+def test_inputs_digest_follows_every_non_test_file_git_sees(tmp_path):
+    from fieldnotes_site.build import inputs_digest
+
+    root = _git_tree(tmp_path)
+    first = inputs_digest(root)
+    assert first and first == inputs_digest(root)
+    (root / "tests" / "test_x.py").write_text("def test(): assert 1\n")  # a test: not an input
+    (root / "_build").mkdir()
+    (root / "_build" / "page.html").write_text("<p>")  # ignored: not an input
+    assert inputs_digest(root) == first
+    (root / "site" / "index.md").write_text("# Home page\n")  # an edit
+    edited = inputs_digest(root)
+    assert edited != first
+    (root / "site" / "new.md").write_text("new\n")  # an untracked file
+    assert inputs_digest(root) not in (first, edited)
+    (root / "site" / "new.md").unlink()
+    assert inputs_digest(root) == edited
+    assert inputs_digest(tmp_path / "not-a-checkout") is None
+
+
+def test_build_skips_only_a_build_of_the_same_inputs_that_passed(tmp_path, monkeypatch):
+    import subprocess as sp
+
+    from fieldnotes_site import build as b
+
+    ran: list[list[str]] = []
+    digest = ["abc"]
+    monkeypatch.setattr(b, "inputs_digest", lambda root=None: digest[0])
+    monkeypatch.setattr(b.subprocess, "run", lambda cmd, **kw: ran.append(cmd) or sp.CompletedProcess(cmd, 0))
+    out = tmp_path / "html"
+    out.mkdir()
+    assert b.build(strict=False, out=out) == 0 and len(ran) == 1  # no stamp yet: builds
+    assert b.build(strict=False, out=out) == 0 and len(ran) == 1  # same inputs: skipped
+    assert b.build(strict=True, out=out) == 0 and len(ran) == 2  # a lenient build does not count as strict
+    assert b.build(strict=False, out=out) == 0 and len(ran) == 2  # a strict one serves a lenient request
+    assert b.build(strict=True, out=out, force=True) == 0 and len(ran) == 3
+    digest[0] = "def"
+    assert b.build(strict=True, out=out) == 0 and len(ran) == 4  # an edit: builds
+    monkeypatch.setattr(b.subprocess, "run", lambda cmd, **kw: sp.CompletedProcess(cmd, 1))
+    digest[0] = "ghi"
+    assert b.build(strict=True, out=out) == 1 and not (out / b.STAMP).exists()  # a failure: no stamp
+    digest[0] = None  # no git: always builds
+    monkeypatch.setattr(b.subprocess, "run", lambda cmd, **kw: ran.append(cmd) or sp.CompletedProcess(cmd, 0))
+    assert b.build(strict=True, out=out) == 0 and b.build(strict=True, out=out) == 0 and len(ran) == 6
