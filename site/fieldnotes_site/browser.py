@@ -55,11 +55,12 @@ def serve(directory: Path) -> Iterator[str]:
         server.server_close()
 
 
-def launch(playwright):  # noqa: ANN001, ANN201 - playwright types are optional imports
+def launch(playwright, extra_args: list[str] | None = None):  # noqa: ANN001, ANN201 - optional imports
+    """Chromium through Playwright, with CHROMIUM_ARGS and then ``extra_args``."""
     path = chromium_path()
     if path is None:
         raise FileNotFoundError("no chromium found (install Debian's chromium, or set $CHROMIUM)")
-    return playwright.chromium.launch(executable_path=path, args=CHROMIUM_ARGS)
+    return playwright.chromium.launch(executable_path=path, args=CHROMIUM_ARGS + list(extra_args or []))
 
 
 #: What a reader sees of a notebook page (DESIGN.md, "Notebook anatomy"), measured in the page itself.
