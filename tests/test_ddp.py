@@ -54,6 +54,7 @@ def test_layerdrop_mask_equals_drop_only_without_momentum():
 
 def test_workers_listen_on_loopback_only_but_a_tcpstore_does_not():
     result = ddp.run("listeners", probe_store=True)
+    assert [status for status, _ in result] == ["ok", "ok"], result
     addrs = [a for status, res in result for a in res["listening"]]
     assert addrs and all(a.startswith("127.0.0.1:") for a in addrs), addrs
     store = result[0][1]["store_listening"]
