@@ -1147,15 +1147,24 @@ def test_questions_land_on_the_section_that_answers_them(site, base_url, browser
         v.close()
 
 
-@pytest.mark.parametrize("query", ["torch.compile", "zero_grad", "set_epoch", "pin_memory"])
+@pytest.mark.parametrize("query", ["torch.compile", "zero_grad", "set_epoch", "pin_memory", "hooks"])
 def test_plain_words_get_page_results_not_error_hits(base_url, browser, query):
-    """A few words are a page search: no "Reproduced errors" box unless an error matches strongly."""
+    """A few words are a page search: no "Reproduced errors" box unless an error matches strongly. Each
+    page is listed once, and the status line counts what is listed (Sphinx listed notebook 04 twice for
+    "hooks", once for its text and once for a heading that matches, with the same excerpt)."""
     v = Visit(browser, f"{base_url}search.html?q={quote(query)}")
     try:
         v.page.wait_for_selector("#search-results ul.search li", timeout=15000)
         assert v.page.locator("#fieldnotes-error-hits").count() == 0
+        v.search_done()
+        pages = v.page.eval_on_selector_all(
+            "#search-results ul.search li > a", "as => as.map(a => a.getAttribute('href').split(/[?#]/)[0])"
+        )
+        status = v.page.inner_text("#search-results .search-summary")
     finally:
         v.close()
+    assert pages and len(pages) == len(set(pages)), pages
+    assert re.search(rf"\b{len(pages)} pages\b", status), (status, len(pages))
 
 
 def test_icons_draw_and_tables_become_cards_on_a_phone(site, browser):

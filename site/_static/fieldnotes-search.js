@@ -537,6 +537,24 @@
   const install = () => {
     if (typeof Search === "undefined" || Search._fieldnotes) return;
     Search._fieldnotes = true;
+    // One entry a page: Sphinx lists a page once for its text and again for each of its headings that
+    // matches the query whole (its own dedup compares the anchors too), so "hooks" listed notebook 04 twice
+    // with the same excerpt. The best-scored entry of a page stays (Sphinx shows the list from its end);
+    // an entry with a description (an API object, an index entry) is never merged.
+    const perform = Search._performSearch;
+    if (perform)
+      Search._performSearch = (...args) => {
+        const pagesSeen = new Set();
+        return perform(...args)
+          .reverse()
+          .filter((r) => {
+            if (r[3]) return true;
+            const first = !pagesSeen.has(r[0]);
+            pagesSeen.add(r[0]);
+            return first;
+          })
+          .reverse();
+      };
     const original = Search.performTermsSearch;
     Search.performTermsSearch = (searchTerms, excludedTerms) => {
       const usable = new Set([...searchTerms].filter((w) => !/\d/.test(w) || known(w)).filter(known));
