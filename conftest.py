@@ -11,33 +11,40 @@ if _bin not in os.environ.get("PATH", "").split(os.pathsep):
 
 
 def pytest_collection_modifyitems(config, items):
-    """Longest files first, so that `make test`'s two workers (xdist --dist loadfile, with
-    --no-loadscope-reorder) finish together: the browser tests (one file, about half of one
-    worker's time), then the notebooks by their median run time in the version records, then
-    every other file in collection order. Items inside a file keep their order (nbval runs a
-    notebook's cells in turn). Without this xdist orders files by their number of tests, which
-    started the browser file 80 s in, and one worker idled for the last 25 s."""
+    """Under xdist (`make test`: --dist loadfile --no-loadscope-reorder), the longest files first, so that
+    the two workers finish together: the browser tests (one file, about half of one worker's time), then
+    the notebooks by their median run time in the version records (a notebook without one: the mean of
+    the others), then every other file in collection order. Items inside a file keep their order (nbval
+    runs a notebook's cells in turn). xdist itself orders files by their number of tests, which started
+    the browser file 80 s in, and one worker idled for the last 25 s. A run without xdist keeps the order
+    it was given; a record that cannot be read leaves the notebooks in collection order (test_records
+    reports it)."""
+    if not hasattr(config, "workerinput"):
+        return
     import statistics
-    from pathlib import Path
 
     from tools.notebooks import load_records
 
     seconds: dict[str, list[float]] = {}
-    for rec in load_records():
-        if not rec.is_gpu:
-            for stem, run in rec.notebooks.items():
-                if run.get("seconds"):
-                    seconds.setdefault(stem, []).append(run["seconds"])
+    try:
+        for rec in load_records():
+            if not rec.is_gpu:
+                for stem, run in rec.notebooks.items():
+                    if run.get("seconds"):
+                        seconds.setdefault(stem, []).append(run["seconds"])
+    except Exception:  # noqa: BLE001 - a malformed record must not stop the whole run
+        seconds = {}
+    medians = {stem: statistics.median(s) for stem, s in seconds.items()}
+    unknown = statistics.mean(medians.values()) if medians else 0.0
 
     def weight(item) -> float:
-        path = Path(str(item.fspath))
         if item.get_closest_marker("browser"):
             return float("inf")
-        if path.suffix == ".ipynb":
-            return statistics.median(seconds.get(path.stem, [0.0]))
+        if item.path.suffix == ".ipynb":
+            return medians.get(item.path.stem, unknown)
         return 0.0
 
-    first = {}  # file -> (weight, position of its first item)
+    first: dict = {}  # file -> (weight, position of its first item)
     for i, item in enumerate(items):
-        first.setdefault(str(item.fspath), (weight(item), i))
-    items.sort(key=lambda it: (-first[str(it.fspath)][0], first[str(it.fspath)][1]))
+        first.setdefault(item.path, (weight(item), i))
+    items.sort(key=lambda it: (-first[it.path][0], first[it.path][1]))

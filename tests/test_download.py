@@ -67,6 +67,8 @@ def test_downloaded_notebook_runs_in_a_fresh_directory(tmp_path):
         [fresh / "bin" / "python", "-c", "import torch, helpers"], capture_output=True, cwd=nb_file.parent
     )
     assert b"No module named 'helpers'" in probe.stderr, "the fresh Python must not find helpers"
+    pip = subprocess.run([fresh / "bin" / "python", "-m", "pip", "--version"], capture_output=True)
+    assert pip.returncode == 0, f"the fresh Python finds no pip through the project's packages: {pip.stderr}"
     spec = tmp_path / "kernels" / "fresh"
     spec.mkdir(parents=True)
     argv = [str(fresh / "bin" / "python"), "-m", "ipykernel_launcher", "-f", "{connection_file}"]

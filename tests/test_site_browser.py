@@ -202,6 +202,11 @@ class Visit:
             self.active = time.monotonic()
 
         self.on("request", lambda r: track(r, True))
+        # a WebSocket is no request event: its URL is checked here (another host does not resolve either)
+        self.on(
+            "websocket",
+            lambda ws: urlparse(ws.url).netloc != self.host and self.offhost.append(ws.url),
+        )
         self.on("requestfinished", lambda r: track(r, False))
         self.on("requestfailed", lambda r: track(r, False))
         self.open(url, wait, viewport)

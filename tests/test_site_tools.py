@@ -161,7 +161,7 @@ def _git_tree(tmp_path):
     return root
 
 
-def test_inputs_digest_follows_every_non_test_file_git_sees(tmp_path):
+def test_inputs_digest_follows_every_non_test_file_git_sees(tmp_path, monkeypatch):
     from fieldnotes_site.build import inputs_digest
 
     root = _git_tree(tmp_path)
@@ -178,6 +178,15 @@ def test_inputs_digest_follows_every_non_test_file_git_sees(tmp_path):
     assert inputs_digest(root) not in (first, edited)
     (root / "site" / "new.md").unlink()
     assert inputs_digest(root) == edited
+    (root / "site" / "notebooks").symlink_to("../notebooks")  # a link: hashed as its target
+    linked = inputs_digest(root)
+    (root / "site" / "notebooks").unlink()
+    (root / "site" / "notebooks").symlink_to("../elsewhere")
+    assert inputs_digest(root) not in (edited, linked)
+    monkeypatch.delenv("SOURCE_DATE_EPOCH", raising=False)
+    before = inputs_digest(root)
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", "1234567890")  # Sphinx dates the copyright from it
+    assert inputs_digest(root) != before
     assert inputs_digest(tmp_path / "not-a-checkout") is None
 
 
@@ -201,7 +210,21 @@ def test_build_skips_only_a_build_of_the_same_inputs_that_passed(tmp_path, monke
     assert b.build(strict=True, out=out) == 0 and len(ran) == 4  # an edit: builds
     monkeypatch.setattr(b.subprocess, "run", lambda cmd, **kw: sp.CompletedProcess(cmd, 1))
     digest[0] = "ghi"
-    assert b.build(strict=True, out=out) == 1 and not (out / b.STAMP).exists()  # a failure: no stamp
+    assert b.build(strict=True, out=out) == 1 and not b.stamp_path(out).exists()  # a failure: no stamp
     digest[0] = None  # no git: always builds
     monkeypatch.setattr(b.subprocess, "run", lambda cmd, **kw: ran.append(cmd) or sp.CompletedProcess(cmd, 0))
     assert b.build(strict=True, out=out) == 0 and b.build(strict=True, out=out) == 0 and len(ran) == 6
+    # an edit made while it builds: not stamped as built
+    moving = iter(["v1", "v2", "v2", "v2", "v2", "v2"])
+    monkeypatch.setattr(b, "inputs_digest", lambda root=None: next(moving))
+    assert b.build(strict=True, out=out) == 0 and not b.stamp_path(out).exists() and len(ran) == 7
+    assert b.build(strict=True, out=out) == 0 and b.stamp_path(out).exists() and len(ran) == 8
+    # the stamp lies beside the published folder, and any Sphinx run into the folder voids it
+    assert b.stamp_path(out).parent == out.parent and not any(out.iterdir())
+    from types import SimpleNamespace
+
+    from fieldnotes_site import forget_inputs
+
+    forget_inputs(SimpleNamespace(outdir=str(out)))
+    assert not b.stamp_path(out).exists()
+    assert b.build(strict=True, out=out) == 0 and len(ran) == 9

@@ -20,12 +20,14 @@ concern, each small enough to read whole:
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from sphinx.application import Sphinx
 
 from .assets import finish, page_context
 from .base import GENERATED
+from .build import stamp_path
 from .notebook_page import lay_out_outputs, stamp_notebook, table_breaks
 from .pages.changes import ChangesDirective
 from .pages.claims import ClaimsDirective
@@ -46,6 +48,12 @@ def generated_outdated(app: Sphinx, env: Any, added: set, changed: set, removed:
     return [d for d in GENERATED if d in env.found_docs]
 
 
+def forget_inputs(app: Sphinx) -> None:
+    """Any Sphinx run into a folder voids the stamp of the inputs its last ``make site`` built from (a plain
+    ``sphinx-build`` of an edit, reverted later, is not taken for that build: build.py)."""
+    stamp_path(Path(app.outdir)).unlink(missing_ok=True)
+
+
 def setup(app: Sphinx) -> dict[str, Any]:
     app.add_config_value("fieldnotes_repo_url", "", "html", types=[str])
     app.add_search_language(SearchChinesePorter)
@@ -62,6 +70,7 @@ def setup(app: Sphinx) -> dict[str, Any]:
         "fieldnotes-rules": RulesDirective,
     }.items():
         app.add_directive(name, directive)
+    app.connect("builder-inited", forget_inputs)
     app.connect("source-read", stamp_notebook)
     app.connect("doctree-read", lay_out_outputs)
     app.connect("doctree-resolved", table_breaks)

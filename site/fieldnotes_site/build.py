@@ -3,15 +3,18 @@ that generates the pages). Used by `make site` and the browser tests, so both
 exercise exactly the command the README gives; prints the time taken.
 
 A build whose inputs have not changed since the last successful one is skipped: the inputs are every file
-of the checkout that git sees (tracked, or untracked and not ignored; the tests excepted) and the Python
-version, hashed into ``_build/html/.fieldnotes-inputs`` after a build succeeds. A fresh clone, or any edit,
-builds in full (Sphinx's own incremental build re-reads everything here: the generated pages depend on data
-that Sphinx does not track). ``--force`` builds regardless."""
+of the checkout that git sees (tracked, or untracked and not ignored; the tests excepted), the Python that
+runs the build with the version of every package installed in it, and SOURCE_DATE_EPOCH, hashed into
+``_build/html.inputs`` after a build succeeds. Every Sphinx run into that folder deletes the stamp first
+(the extension, at ``builder-inited``), so a plain ``sphinx-build`` in between is never taken for this
+build. A fresh clone, or any edit, builds in full (Sphinx's own incremental build re-reads everything
+here: the generated pages depend on data that Sphinx does not track). ``--force`` builds regardless."""
 
 from __future__ import annotations
 
 import argparse
 import hashlib
+import importlib.metadata
 import os
 import subprocess
 import sys
@@ -20,13 +23,19 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 HTML = ROOT / "_build" / "html"
-STAMP = ".fieldnotes-inputs"
+
+
+def stamp_path(out: Path) -> Path:
+    """Where the inputs of the build in ``out`` are stamped: beside it (``_build/html.inputs``), not in the
+    published folder."""
+    return out.parent / f"{out.name}.inputs"
 
 
 def inputs_digest(root: Path = ROOT) -> str | None:
-    """SHA-256 of what a build reads: the Python version, then every file git lists in ``root`` (tracked, or
-    untracked and not ignored), except ``tests/``, each as its path and its bytes. None where git cannot
-    list the files (not a checkout, no git): then every build runs."""
+    """SHA-256 of what a build reads: the Python (its version and prefix), every installed package and its
+    version, SOURCE_DATE_EPOCH, then every file git lists in ``root`` (tracked, or untracked and not
+    ignored) except ``tests/``, each as its path and its bytes (a link as its target). None where git
+    cannot list the files (not a checkout, no git): then every build runs."""
     try:
         listed = subprocess.run(
             ["git", "-C", str(root), "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
@@ -35,12 +44,17 @@ def inputs_digest(root: Path = ROOT) -> str | None:
         ).stdout
     except (OSError, subprocess.CalledProcessError):
         return None
-    digest = hashlib.sha256(sys.version.encode())
+    packages = sorted(f"{d.metadata['Name']}=={d.version}" for d in importlib.metadata.distributions())
+    context = [sys.version, sys.prefix, os.environ.get("SOURCE_DATE_EPOCH", ""), *packages]
+    digest = hashlib.sha256("\n".join(context).encode())
     for name in sorted(set(listed.split(b"\0")) - {b""}):
         if name.startswith(b"tests/"):
             continue
         path = root / os.fsdecode(name)
-        data = path.read_bytes() if path.is_file() else b"<missing>"  # a deleted, still tracked file
+        if path.is_symlink():
+            data = b"-> " + os.fsencode(os.readlink(path))
+        else:  # a deleted, still tracked file counts as missing
+            data = path.read_bytes() if path.is_file() else b"<missing>"
         for part in (name, data):
             digest.update(len(part).to_bytes(8, "big") + part)
     return digest.hexdigest()
@@ -52,7 +66,7 @@ def build(strict: bool = False, out: Path = HTML, force: bool = False) -> int:
     unless ``force``."""
     t0 = time.perf_counter()
     digest = inputs_digest()
-    stamp = out / STAMP
+    stamp = stamp_path(out)
     wanted = {f"{digest} strict"} | ({f"{digest} lenient"} if not strict else set())
     if digest and not force and stamp.is_file() and stamp.read_text(encoding="utf-8") in wanted:
         print(f"site up to date (its inputs have not changed since its last build): {out / 'index.html'}")

@@ -57,7 +57,7 @@ fi
 
 step "nbval: the stored outputs compared on this device ($JOBS workers)"
 # shellcheck disable=SC2086 # one path per notebook
-OMP_NUM_THREADS=1 timeout "${NBVAL_TIMEOUT:-300}" "$PY" -m pytest -q -n "$JOBS" --dist loadfile --nbval \
+OMP_NUM_THREADS=1 timeout "${NBVAL_TIMEOUT:-300}" "$PY" -m pytest -q -n "$JOBS" --dist loadfile --no-loadscope-reorder --nbval \
   $NOTEBOOKS -rfE -p no:benchmark --junitxml="$OUT/nbval.xml" -o junit_logging=no || status=1
 
 step "bring back"
