@@ -37,10 +37,15 @@
     if (!stemmer && typeof Stemmer !== "undefined") stemmer = new Stemmer();
     return stemmer && !w.includes("#") ? stemmer.stemWord(w) : w;
   };
-  const words = (s) =>
-    (norm(s).replace(/_/g, " ").match(/[\p{L}\p{N}#]+/gu) || [])
+  // A hyphenated compound also counts as the one word it is often written as: "non-scalar" is non,
+  // scalar and nonscalar; "in-place" is place and inplace (PyTorch's own spelling).
+  const words = (s) => {
+    const n = norm(s);
+    const joined = (n.match(/[\p{L}\p{N}#]+(?:-[\p{L}\p{N}#]+)+/gu) || []).map((c) => c.replace(/-/g, ""));
+    return [...(n.replace(/_/g, " ").match(/[\p{L}\p{N}#]+/gu) || []), ...joined]
       .filter((w) => w.length > 1 && w !== "#" && !STOP.has(w))
       .map(stem);
+  };
 
   // ---------------------------------------------------------------------------------- error index
   // built on first use, once the page's stemmer (language_data.js) is there
