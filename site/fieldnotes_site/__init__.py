@@ -27,7 +27,6 @@ from sphinx.application import Sphinx
 
 from .assets import finish, page_context
 from .base import GENERATED
-from .build import stamp_path
 from .notebook_page import lay_out_outputs, stamp_notebook, table_breaks
 from .pages.changes import ChangesDirective
 from .pages.claims import ClaimsDirective
@@ -51,6 +50,8 @@ def generated_outdated(app: Sphinx, env: Any, added: set, changed: set, removed:
 def forget_inputs(app: Sphinx) -> None:
     """Any Sphinx run into a folder voids the stamp of the inputs its last ``make site`` built from (a plain
     ``sphinx-build`` of an edit, reverted later, is not taken for that build: build.py)."""
+    from .build import stamp_path  # here: `python -m fieldnotes_site.build` must not find it imported
+
     stamp_path(Path(app.outdir)).unlink(missing_ok=True)
 
 
