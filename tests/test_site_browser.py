@@ -1086,7 +1086,7 @@ def test_pages_and_site_are_light(site, base_url, browser):
 
 QUESTIONS = Path(__file__).parent / "data"
 #: right section first, at least: the held-out set (never tuned on) and the set the weights were tuned on
-QUESTION_FLOORS = {"questions.tsv": 0.42, "questions_tuning.tsv": 0.52}
+QUESTION_FLOORS = {"questions.tsv": 0.5, "questions_tuning.tsv": 0.55}
 
 
 def _questions(name: str = "questions.tsv") -> list[dict[str, str]]:
@@ -1103,8 +1103,11 @@ def test_questions_land_on_the_section_that_answers_them(site, base_url, browser
     section, written without seeing either set) 23 of 55, and 34 of the 76 of the second set; matching each
     of those questions on its own (about 6 per section; the weights tuned on the second set only) 25 of 55
     and 44 of 76; 24 of 55 once the index dropped markup, 25 again once a hyphenated word also counts as
-    one ("nonscalar" and "non-scalars"). The floors hold these against regressions until the ranking
-    improves. The first hit's link opens the page scrolled to its section, the words marked."""
+    one ("nonscalar" and "non-scalars"); 29 of 55 (44 of 76) with four more questions per section in
+    the voice of a forum post title (a symptom, a goal without the API's name, the wrong belief, a search-box
+    title; 1,951 written blind to both sets, their typos corrected). The floors hold these against
+    regressions until the ranking improves. The first hit's link opens the page scrolled to its section,
+    the words marked."""
     measured = {}
     v = Visit(browser, base_url + "search.html", wait="load")
     try:
