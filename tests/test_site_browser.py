@@ -115,7 +115,7 @@ def browser():
 class Visit:
     """One page load with every request, failure and console error recorded (off-host requests fail: the
     browser resolves no other host). Every tab loads with the HTTP cache off (DevTools protocol), so each
-    page loads everything it needs itself and the bytes a visit counts are every byte of a first visit.
+    page loads everything it needs itself: what it downloads (WEIGHT_JS) is what a first visit downloads.
 
     ``wait="load"`` (the default) returns once the page, its math, its fonts and its CSS transitions are
     done (READY_JS; another ``wait`` is a Playwright load state);
