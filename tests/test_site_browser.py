@@ -31,7 +31,9 @@ sync_api = pytest.importorskip(
     "playwright.sync_api", reason="browser tests skipped: playwright not installed"
 )
 
+from fieldnotes_site.asks import load_asks  # noqa: E402
 from fieldnotes_site.build import HTML, build  # noqa: E402
+from fieldnotes_site.search import words as section_words  # noqa: E402
 from fieldnotes_site.sources import version_branches  # noqa: E402
 
 LOCAL_SCHEMES = {"data", "blob", "about", "file"}
@@ -840,7 +842,9 @@ def test_search_box_lists_the_error_first_and_opens_its_cell(base_url, browser, 
 def test_browser_stems_every_indexed_word_as_the_index_did(site, base_url, browser):
     """The stemmer mismatch: for every English word of the notebooks, the search box's stem (JS Porter) is
     the key the index stored (fieldnotes_site.search.SearchChinesePorter). Sphinx's own Chinese indexer
-    (Snowball "english" plus its short-stem rule) disagrees on many of them: the counterfactual."""
+    (Snowball "english" plus its short-stem rule) disagrees on many of them: the counterfactual. And the
+    section index's words, counted at build time (fieldnotes_site.search.words), are the page's words():
+    of every section's fields, and of the 4,000+ questions of site/section_questions.tsv."""
     from sphinx.search.zh import SearchChinese
 
     from fieldnotes_site.search import SearchChinesePorter
@@ -849,17 +853,42 @@ def test_browser_stems_every_indexed_word_as_the_index_did(site, base_url, brows
     words = sorted({w for w in re.findall(r"[A-Za-z_][A-Za-z0-9_]+", text) if len(w) > 1})
     ours, sphinx = SearchChinesePorter({}), SearchChinese({})
     sphinx.latin_terms.update(words)
+    questions = [q for qs in load_asks().values() for q in qs]
     v = Visit(browser, base_url + "search.html", wait="load")
     try:
         js = v.page.evaluate(
             "(ws) => { const s = new Stemmer(); return ws.map(w => s.stemWord(w.toLowerCase())); }", words
         )
+        counted, asked = v.page.evaluate(WORDS_JS, questions)
     finally:
         v.close()
     differ = [w for w, j in zip(words, js) if ours.stem(w) != j]
     assert not differ, f"{len(differ)} words stemmed differently: {differ[:20]}"
     before = [w for w, j in zip(words, js) if sphinx.stem(w) != j]
     assert len(before) >= 50 and "weights_only" in before, f"Sphinx's zh stemmer now agrees? {before[:10]}"
+    # the section index's words, counted by the build (section_index), are the page's own words() of the
+    # section's heading, page title with parent heading, and text; a question's, of the question
+    assert len(counted) >= 500 and all(c["built"] == c["page"] for c in counted), [
+        c for c in counted if c["built"] != c["page"]
+    ][:3]
+    assert len(questions) >= 4000
+    assert [section_words(q) for q in questions] == asked
+
+
+#: For each section of the index, the counts of its fields' words as the build wrote them (decoded) and
+#: as the page's words() finds them in the section's own strings; and words() of each given question.
+WORDS_JS = """(questions) => {
+  const words = window.FieldnotesSearch.words, vocab = window.FIELDNOTES_WORDS;
+  const tally = (ws) => Object.fromEntries([...ws.reduce((m, w) => m.set(w, (m.get(w) || 0) + 1), new Map())]
+    .sort(([a], [b]) => (a < b ? -1 : 1)));
+  const one = (e) => (typeof e === "number" ? [vocab[e]] : Array(e[1]).fill(vocab[e[0]]));
+  const built = (enc) => tally(enc.flatMap(one));
+  const counted = window.FIELDNOTES_SECTIONS.map((s) => ({
+    built: s.w.map(built),
+    page: [s.anchor ? words(s.heading) : [], words(`${s.title} ${s.parent}`), words(s.text)].map(tally),
+  }));
+  return [counted, questions.map(words)];
+}"""
 
 
 # ------------------------------------------------------------------------------------- exact text

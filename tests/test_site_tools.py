@@ -6,7 +6,7 @@ import pytest
 from fieldnotes_site import porter as porter_js
 from fieldnotes_site.cjk_font import cjk_chars
 from fieldnotes_site.docnodes import text_nodes
-from fieldnotes_site.search import NOT_PROSE, SearchChinesePorter, _own_text
+from fieldnotes_site.search import NOT_PROSE, SearchChinesePorter, _own_text, section_index, words
 from fieldnotes_site.sources import claim_raises_calls, heading_before
 from tools.notebooks import repo_url, setup_cell_source
 
@@ -33,6 +33,39 @@ def test_porter_js_rejects_non_text_and_the_index_lowercases():
     with pytest.raises(TypeError, match="str"):
         porter_js.stem(3)
     assert SearchChinesePorter({}).stem("Weights_Only") == "weights_onli"
+
+
+def test_section_words_split_fold_and_stem_as_the_search_page():
+    # digits fold to "#" (a shape is one word), "_" splits, a hyphenated compound is also one word, small
+    # words and one letter go, a Chinese run stays whole, a character beyond the BMP counts as two
+    text = "Non-scalar in-place 32x512 weights_only: the x loss 随机种子 \U00020000"
+    assert words(text) == [
+        "non", "scalar", "place", "#x#", "weight", "onli", "loss", "随机种子", "\U00020000",
+        "nonscalar", "inplac",
+    ]  # fmt: skip
+    with pytest.raises(TypeError, match="str"):
+        words(None)
+
+
+def test_section_index_counts_fields_and_numbers_common_words_first():
+    recs = [
+        {"anchor": "", "heading": "Top", "title": "", "parent": "", "text": "loss loss grad", "asks": []},
+        {
+            "anchor": "a",
+            "heading": "Loss",
+            "title": "",
+            "parent": "Hooks",
+            "text": "loss",
+            "asks": ["why loss?"],
+        },
+    ]
+    vocab, out = section_index(recs)
+    assert vocab[0] == "loss" and len(vocab) == len(set(vocab))
+    n = {w: i for i, w in enumerate(vocab)}
+    # a page's top has no heading words; a word twice is [number, count]
+    assert out[0]["w"] == [[], [], [[n["loss"], 2], n["grad"]]]
+    assert out[1]["w"] == [[n["loss"]], [n["hook"]], [n["loss"]]] and out[1]["q"] == [[n["why"], n["loss"]]]
+    assert "asks" not in out[1] and out[1]["text"] == "loss"
 
 
 def test_claim_raises_calls_resolve_names_assigned_per_version():

@@ -8,7 +8,7 @@
       exception class occurs. The best entries are listed first and link to the reproducing cell.
    2. Section search: a question is ranked against every section of the notebooks (BM25F over its heading,
       its page's title with the parent heading, and its own text: prose, visible code, claim statements;
-      window.FIELDNOTES_SECTIONS, written by the build), plus how closely it matches the questions the
+      window.FIELDNOTES_SECTIONS, written by the build with each field's words already counted), plus how closely it matches the questions the
       section answers (site/section_questions.tsv and the page's own "What you will learn": TF-IDF cosine
       against each question, its two best). A word no section has is ignored, a word a
       section lacks only lowers its score. Each hit opens the page at that section, its words highlighted,
@@ -275,13 +275,25 @@
     return v.map(([w, x]) => [w, x / len]);
   };
   const buildSections = () => {
+    // The build has counted each section's words (fieldnotes_site.search.section_index, which computes
+    // words() as above: a browser test compares the two): w holds, per field, vocabulary numbers (a word
+    // once) or [number, count]; q each of its questions' words.
+    const vocab = window.FIELDNOTES_WORDS || [];
     sections = (window.FIELDNOTES_SECTIONS || []).map((s) => {
       // a page's top (its title) and its summaries restate every section: they rank below the section itself
       const summary = !s.anchor || /^(Takeaways|Corrections)$/.test(s.heading);
-      const f = { h: s.anchor ? words(s.heading) : [], p: words(`${s.title} ${s.parent}`), b: words(s.text) };
-      const tf = Object.fromEntries(FIELD_KEYS.map((k) => [k, counts(f[k])]));
-      const len = Object.fromEntries(FIELD_KEYS.map((k) => [k, f[k].length]));
-      const qs = (s.asks || []).map((q) => counts(words(q).filter((w) => !ASK.has(w)))).filter((c) => c.size);
+      const tf = {};
+      const len = {};
+      FIELD_KEYS.forEach((k, f) => {
+        tf[k] = new Map();
+        len[k] = 0;
+        s.w[f].forEach((e) => {
+          const [i, n] = typeof e === "number" ? [e, 1] : e;
+          tf[k].set(vocab[i], n);
+          len[k] += n;
+        });
+      });
+      const qs = s.q.map((q) => counts(q.map((i) => vocab[i]).filter((w) => !ASK.has(w)))).filter((c) => c.size);
       return { ...s, tf, weight: summary ? 0.7 : 1, len, qs };
     });
     sections.forEach((s) =>

@@ -14,7 +14,7 @@ from sphinx.application import Sphinx
 from .asks import ASKS, load_asks, unknown_sections
 from .base import GENERATED, STATIC, logger, read_tsv
 from .data import data
-from .search import error_records, section_records
+from .search import error_records, section_index, section_records
 
 # Font Awesome icons the theme's pages use; the icon script draws these from the theme's own bundle, where
 # each pack ("fab", "far", "fas") is an object of `name:[width,height,[aliases],"unicode","path"]` entries
@@ -159,9 +159,11 @@ def finish(app: Sphinx, exc: Exception | None) -> None:
         logger.warning(f"fieldnotes: {ASKS.name} names sections that do not exist: {stale[:10]}")
     # the glossary's Chinese terms with their English: a question in Chinese ranks the English sections too
     glossary = [[row["zh"], row["en"]] for row in read_tsv("glossary.tsv")]
+    vocab, indexed = section_index(sections)
     (static / "fieldnotes-sections.js").write_text(
         "// The section index, read by fieldnotes-search.js: a question ranks the section that answers it.\n"
-        f"window.FIELDNOTES_SECTIONS = {json.dumps(sections, ensure_ascii=False, separators=(',', ':'))};\n"
+        f"window.FIELDNOTES_WORDS = {json.dumps(vocab, ensure_ascii=False, separators=(',', ':'))};\n"
+        f"window.FIELDNOTES_SECTIONS = {json.dumps(indexed, ensure_ascii=False, separators=(',', ':'))};\n"
         f"window.FIELDNOTES_GLOSSARY = {json.dumps(glossary, ensure_ascii=False, separators=(',', ':'))};\n",
         encoding="utf-8",
     )
