@@ -13,7 +13,6 @@ import argparse
 import json
 import os
 import sys
-import threading
 
 import torch
 import torch.distributed as dist
@@ -21,8 +20,6 @@ import torch.distributed as dist
 from helpers.ddp import SCENARIOS
 
 ENV_VARS = ("RANK", "LOCAL_RANK", "WORLD_SIZE", "MASTER_ADDR", "MASTER_PORT")
-#: how long a rank waits for destroy_process_group() before it leaves anyway
-DESTROY_WAIT_S = 10.0
 
 
 def main() -> None:
@@ -41,12 +38,7 @@ def main() -> None:
     if rank == 0:
         with open(args.out, "w", encoding="utf-8") as f:
             json.dump({"world_size": world, "ranks": gathered}, f)
-    # destroy_process_group() can hang on older torch: under 2.4.1 both ranks sat in it (py-spy) for 2
-    # minutes, the result already written, until the launch timed out; launches under 2.2.2 and 2.3.1
-    # timed out too (not inspected). So it gets DESTROY_WAIT_S; then the rank leaves anyway.
-    closing = threading.Thread(target=dist.destroy_process_group, daemon=True)
-    closing.start()
-    closing.join(timeout=DESTROY_WAIT_S)
+    dist.destroy_process_group()
     # Leave without the interpreter's teardown: gloo's threads can abort it ("terminate called without an
     # active exception", SIGABRT), which torchrun reports as a failed rank. Seen 2 times in 4 runs under
     # torch 2.11 here; DESIGN.md measured the same fix for mp.spawn workers (0 aborts in 60).
