@@ -8,8 +8,8 @@
       exception class occurs. The best entries are listed first and link to the reproducing cell.
    2. Section search: a question is ranked against every section of the notebooks (BM25F over its heading,
       its page's title with the parent heading, and its own text: prose, visible code, claim statements;
-      window.FIELDNOTES_SECTIONS, written by the build with each field's words already counted), plus how closely it matches the questions the
-      section answers (site/section_questions.tsv and the page's own "What you will learn": TF-IDF cosine
+      window.FIELDNOTES_SECTIONS, written by the build with each field's words already counted), plus how
+      closely it matches the questions the section answers (site/section_questions.tsv and the page's own "What you will learn": TF-IDF cosine
       against each question, its two best). A word no section has is ignored, a word a
       section lacks only lowers its score. Each hit opens the page at that section, its words highlighted,
       under a snippet taken from the section's own text.
@@ -33,9 +33,9 @@
       .trim();
   // the search page's own Porter stemmer: "allocate", "allocated" and "allocation" are one word
   let stemmer = null; // language_data.js may load after this script: made on first use
-  // Each word is stemmed once: the index repeats its words many times, and Sphinx's stemmer builds its
-  // regular expressions anew on every call (the first search built the section index in 1.07 s in Node,
-  // 0.51 s with this memo).
+  // Each word is stemmed once: the error index and the snippets meet the same words many times, and
+  // Sphinx's stemmer builds its regular expressions anew on every call (the section index, when the page
+  // still stemmed it, took 1.07 s in Node without this memo, 0.51 s with it).
   const stemmed = new Map();
   const stem = (w) => {
     if (!stemmer && typeof Stemmer !== "undefined") stemmer = new Stemmer();
