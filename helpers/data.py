@@ -239,7 +239,10 @@ class ShardedRangeStream(RangeStream):
 
     def __iter__(self) -> Iterator[tuple[int, int]]:
         info = get_worker_info()  # None in the main process
-        indices = range(self.n) if info is None else range(info.id, self.n, info.num_workers)
+        if info is None:
+            indices = range(self.n)
+        else:  # worker info.id of info.num_workers
+            indices = range(info.id, self.n, info.num_workers)
         for i in indices:
             yield i, _worker_id()
 

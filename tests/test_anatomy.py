@@ -79,6 +79,11 @@ def test_layout_problems_name_each_rule():
     assert layout_problems(good) == []
     good.cells[2].source = "## 1 First things\n\n### C1 · A part\n\n### 1.3 Skipped"
     good.cells.append(code("x = 1  # " + "y" * 90))
+    wide = code("print(s)")  # a visible cell that printed a line a phone cannot show whole
+    wide.outputs = [nbformat.v4.new_output("stream", name="stdout", text="z" * 89 + "\n")]
+    good.cells.append(wide)
     found = " | ".join(layout_problems(good))
-    for words in ("names claim ids", "expected '### 1.1 Title'", "> 88 characters"):
+    for words in ("names claim ids", "expected '### 1.1 Title'", "> 88 characters", "prints a line of 89"):
         assert words in found, found
+    wide.outputs[0]["text"] = "z" * 88 + "\n"
+    assert "prints a line" not in " | ".join(layout_problems(good))

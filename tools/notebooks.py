@@ -199,6 +199,12 @@ def layout_problems(nb: nbformat.NotebookNode) -> list[str]:
         for k, line in enumerate(cell.source.splitlines(), 1):
             if len(line) > MAX_LINE:
                 problems.append(f"cell {i} line {k} has {len(line)} > {MAX_LINE} characters")
+        if is_check_cell(cell):  # the ledger lines: folded, and long by design
+            continue
+        for line in _cell_stdout(cell).splitlines():
+            if len(line) > MAX_LINE:  # a reader scrolls sideways: print it wrapped
+                problems.append(f"cell {i} prints a line of {len(line)} > {MAX_LINE} characters")
+                break
     return problems
 
 
