@@ -201,7 +201,8 @@ def layout_problems(nb: nbformat.NotebookNode) -> list[str]:
                 problems.append(f"cell {i} line {k} has {len(line)} > {MAX_LINE} characters")
         if is_check_cell(cell):  # the ledger lines: folded, and long by design
             continue
-        for line in _cell_stdout(cell).splitlines():
+        errors = [f"{o.ename}: {o.evalue}" for o in cell.get("outputs", []) if o.output_type == "error"]
+        for line in [*_cell_stdout(cell).splitlines(), *"\n".join(errors).splitlines()]:
             if len(line) > MAX_LINE:  # a reader scrolls sideways: print it wrapped
                 problems.append(f"cell {i} prints a line of {len(line)} > {MAX_LINE} characters")
                 break
