@@ -241,7 +241,7 @@ class ShardedRangeStream(RangeStream):
         info = get_worker_info()  # None in the main process
         if info is None:
             indices = range(self.n)
-        else:  # worker info.id of info.num_workers
+        else:  # round robin: worker w of W takes items w, w + W, w + 2W, ...
             indices = range(info.id, self.n, info.num_workers)
         for i in indices:
             yield i, _worker_id()
