@@ -21,6 +21,8 @@ import datetime
 import multiprocessing as mp
 import os
 import queue as queue_mod
+import shutil
+import subprocess
 import sys
 import tempfile
 import time
@@ -37,6 +39,7 @@ from helpers.models import make_mlp
 
 __all__ = [
     "run",
+    "run_isolated",
     "make_data",
     "train_reference",
     "layerdrop_reference",
@@ -663,3 +666,55 @@ def run(
                     p.join(timeout=5)
             results.close()
     return [collected[r] for r in range(world_size)]
+
+
+# --- a command in a private network namespace (notebook 13's torchrun launches) ------------------
+def can_isolate() -> bool:
+    """Whether this machine gives an unprivileged private network namespace (``unshare -rn``)."""
+    if not (shutil.which("unshare") and shutil.which("ip")):
+        return False
+    return subprocess.run(["unshare", "-rn", "true"], capture_output=True).returncode == 0
+
+
+def _kill_tree(pid: int) -> None:
+    """Kill ``pid`` and every process it started, wherever they live now: torchrun starts each rank in a
+    session of its own, so killing the launcher, or its process group, leaves the ranks running."""
+    import psutil  # only here: Colab has it, ``fieldnotes check`` does not need it
+
+    try:
+        root = psutil.Process(pid)
+        procs = [*root.children(recursive=True), root]
+    except psutil.NoSuchProcess:
+        return
+    for proc in procs:
+        with contextlib.suppress(psutil.NoSuchProcess):
+            proc.kill()
+    psutil.wait_procs(procs, timeout=10)
+
+
+def run_isolated(
+    command: str, cwd: str | None = None, timeout_s: float = 120.0
+) -> subprocess.CompletedProcess | None:
+    """Run the shell ``command`` in a private network namespace with only a loopback device (up), so that
+    nothing it listens on is reachable from the network; return the finished process (text stdout and
+    stderr), or ``None`` where the machine gives no such namespace.
+
+    After ``timeout_s`` it kills the command and every process it started, then raises
+    :class:`subprocess.TimeoutExpired`: a hung launch leaves no rank behind (an orphaned rank of one
+    launch made later launches hang).
+    """
+    if not isinstance(command, str) or not command.strip():
+        raise ValueError(f"command must be a non-empty str, got {command!r}")
+    if isinstance(timeout_s, bool) or not isinstance(timeout_s, int | float) or timeout_s <= 0:
+        raise ValueError(f"timeout_s must be a positive number, got {timeout_s!r}")
+    if not can_isolate():
+        return None
+    args = ["unshare", "-rn", "sh", "-c", f"ip link set lo up && {command}"]
+    proc = subprocess.Popen(args, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        out, err = proc.communicate(timeout=timeout_s)
+    except subprocess.TimeoutExpired:
+        _kill_tree(proc.pid)
+        proc.communicate()
+        raise
+    return subprocess.CompletedProcess(args, proc.returncode, out, err)

@@ -1,5 +1,8 @@
 """helpers.ddp: argument validation and one real 2-rank run (gloo on loopback)."""
 
+import subprocess
+
+import psutil
 import pytest
 
 from helpers import ddp
@@ -111,3 +114,31 @@ def test_shared_block_validation_and_non_reentrant_checkpoint_matches_plain():
     grads = [p.grad.flatten().tolist() for p in model.parameters()]
     ref = ddp.shared_block_reference()["grads"]
     assert all(torch.allclose(torch.tensor(a), torch.tensor(b), atol=1e-14) for a, b in zip(grads, ref))
+
+
+@pytest.mark.parametrize(
+    "kwargs, match",
+    [({"command": ""}, "non-empty"), ({"command": "true", "timeout_s": 0}, "positive")],
+)
+def test_run_isolated_validates(kwargs, match):
+    with pytest.raises(ValueError, match=match):
+        ddp.run_isolated(**kwargs)
+
+
+def test_run_isolated_sees_only_loopback_and_leaves_nothing_behind_a_timeout(tmp_path):
+    """The command sees one network device, lo, up. A command that hangs is killed after the timeout with
+    every process it started, even one in a session of its own (as torchrun starts its ranks)."""
+    if not ddp.can_isolate():
+        assert ddp.run_isolated("true") is None
+        pytest.skip("no unprivileged network namespace here")
+    seen = ddp.run_isolated("ip -o link", cwd=str(tmp_path))
+    devices = seen.stdout.splitlines()
+    assert seen.returncode == 0 and len(devices) == 1 and devices[0].startswith("1: lo: <LOOPBACK,UP"), seen
+    pid_file = tmp_path / "pid"
+    # a grandchild in a new session, like a torchrun rank; the launcher then waits for it
+    # (its output away from the pipes, so that only killing it can end it early)
+    hang = f"setsid sh -c 'echo $$ > {pid_file}; exec sleep 60' >/dev/null 2>&1 & wait"
+    with pytest.raises(subprocess.TimeoutExpired):
+        ddp.run_isolated(hang, timeout_s=2)
+    pid = int(pid_file.read_text())
+    assert not psutil.pid_exists(pid) or psutil.Process(pid).status() == psutil.STATUS_ZOMBIE, pid
