@@ -676,20 +676,31 @@ def can_isolate() -> bool:
     return subprocess.run(["unshare", "-rn", "true"], capture_output=True).returncode == 0
 
 
-def _kill_tree(pid: int) -> None:
-    """Kill ``pid`` and every process it started, wherever they live now: torchrun starts each rank in a
-    session of its own, so killing the launcher, or its process group, leaves the ranks running."""
+def _netns(pid: int | str) -> str | None:
+    """The network namespace of process ``pid`` (``"self"``: this one), or None where it is gone."""
+    try:
+        return os.readlink(f"/proc/{pid}/ns/net")
+    except OSError:
+        return None
+
+
+def _stop_all(root_pid: int | None, netns: str | None) -> None:
+    """Kill ``root_pid`` with all its descendants, whatever session they run in (torchrun starts each rank
+    in a session of its own), and every process left in the private network namespace ``netns`` (which
+    also finds a rank whose launcher is gone, or one forked after the list was taken)."""
     import psutil  # only here: Colab has it, ``fieldnotes check`` does not need it
 
-    try:
-        root = psutil.Process(pid)
-        procs = [*root.children(recursive=True), root]
-    except psutil.NoSuchProcess:
-        return
-    for proc in procs:
+    victims: dict[int, Any] = {}
+    if root_pid is not None:
+        with contextlib.suppress(psutil.NoSuchProcess):
+            root = psutil.Process(root_pid)
+            victims.update((p.pid, p) for p in (*root.children(recursive=True), root))
+    if netns is not None and netns != _netns("self"):  # never this process's own namespace
+        victims.update((p.pid, p) for p in psutil.process_iter() if _netns(p.pid) == netns)
+    for proc in victims.values():
         with contextlib.suppress(psutil.NoSuchProcess):
             proc.kill()
-    psutil.wait_procs(procs, timeout=10)
+    psutil.wait_procs(list(victims.values()), timeout=10)
 
 
 def run_isolated(
@@ -700,8 +711,9 @@ def run_isolated(
     stderr), or ``None`` where the machine gives no such namespace.
 
     After ``timeout_s`` it kills the command and every process it started, then raises
-    :class:`subprocess.TimeoutExpired`: a hung launch leaves no rank behind (an orphaned rank of one
-    launch made later launches hang).
+    :class:`subprocess.TimeoutExpired`; when the command ends, it kills whatever the command left running
+    in its namespace. Either way no rank is left behind (a rank left running can make later launches
+    hang).
     """
     if not isinstance(command, str) or not command.strip():
         raise ValueError(f"command must be a non-empty str, got {command!r}")
@@ -711,10 +723,20 @@ def run_isolated(
         return None
     args = ["unshare", "-rn", "sh", "-c", f"ip link set lo up && {command}"]
     proc = subprocess.Popen(args, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    own, netns = _netns("self"), None
+    for _ in range(200):  # unshare(2) is the child's first step: its namespace, within a second
+        netns = _netns(proc.pid)
+        if netns != own or proc.poll() is not None:
+            break
+        time.sleep(0.005)
+    netns = netns if netns != own else None
     try:
         out, err = proc.communicate(timeout=timeout_s)
     except subprocess.TimeoutExpired:
-        _kill_tree(proc.pid)
-        proc.communicate()
+        _stop_all(proc.pid, netns)
+        proc.wait()  # not communicate(): a pipe held open elsewhere must not block the error
+        proc.stdout.close()
+        proc.stderr.close()
         raise
+    _stop_all(None, netns)  # whatever the command left running in its namespace
     return subprocess.CompletedProcess(args, proc.returncode, out, err)

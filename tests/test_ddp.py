@@ -1,6 +1,7 @@
 """helpers.ddp: argument validation and one real 2-rank run (gloo on loopback)."""
 
 import subprocess
+import time
 
 import psutil
 import pytest
@@ -140,5 +141,24 @@ def test_run_isolated_sees_only_loopback_and_leaves_nothing_behind_a_timeout(tmp
     hang = f"setsid sh -c 'echo $$ > {pid_file}; exec sleep 60' >/dev/null 2>&1 & wait"
     with pytest.raises(subprocess.TimeoutExpired):
         ddp.run_isolated(hang, timeout_s=2)
-    pid = int(pid_file.read_text())
-    assert not psutil.pid_exists(pid) or psutil.Process(pid).status() == psutil.STATUS_ZOMBIE, pid
+    assert _gone(int(pid_file.read_text()))
+
+
+def _gone(pid: int) -> bool:
+    return not psutil.pid_exists(pid) or psutil.Process(pid).status() == psutil.STATUS_ZOMBIE
+
+
+def test_run_isolated_stops_what_its_command_left_running(tmp_path):
+    """A process whose launcher has exited is no longer its descendant; the namespace still finds it:
+    holding the output pipe, it makes the call time out, and is killed then, within seconds (not when
+    it ends by itself); holding nothing, it is killed when the command returns."""
+    if not ddp.can_isolate():
+        pytest.skip("no unprivileged network namespace here")
+    pid_file = tmp_path / "pid"
+    orphan = f"setsid sh -c 'echo $$ > {pid_file}; exec sleep 60'"
+    start = time.monotonic()
+    with pytest.raises(subprocess.TimeoutExpired):
+        ddp.run_isolated(f"{orphan} & exit 0", timeout_s=2)
+    assert time.monotonic() - start < 20 and _gone(int(pid_file.read_text()))
+    done = ddp.run_isolated(f"{orphan} >/dev/null 2>&1 & sleep 0.5; exit 0")
+    assert done.returncode == 0 and _gone(int(pid_file.read_text()))
