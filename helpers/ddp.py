@@ -676,18 +676,20 @@ def can_isolate() -> bool:
     return subprocess.run(["unshare", "-rn", "true"], capture_output=True).returncode == 0
 
 
-def _netns(pid: int | str) -> str | None:
-    """The network namespace of process ``pid`` (``"self"``: this one), or None where it is gone."""
+def _ns_key(pid: int | str) -> tuple[int, int] | None:
+    """The network namespace of process ``pid`` (``"self"``: this one) as (device, inode), or None."""
     try:
-        return os.readlink(f"/proc/{pid}/ns/net")
+        st = os.stat(f"/proc/{pid}/ns/net")
     except OSError:
         return None
+    return st.st_dev, st.st_ino
 
 
-def _stop_all(root_pid: int | None, netns: str | None) -> None:
+def _stop_all(root_pid: int | None, netns_fd: int | None) -> None:
     """Kill ``root_pid`` with all its descendants, whatever session they run in (torchrun starts each rank
-    in a session of its own), and every process left in the private network namespace ``netns`` (which
-    also finds a rank whose launcher is gone, or one forked after the list was taken)."""
+    in a session of its own), and every process in the network namespace held open by ``netns_fd`` (which
+    also finds a rank whose launcher is gone, or one forked after the list was taken). The open descriptor
+    keeps that namespace alive, so its inode cannot be reused by another while we look."""
     import psutil  # only here: Colab has it, ``fieldnotes check`` does not need it
 
     victims: dict[int, Any] = {}
@@ -695,8 +697,11 @@ def _stop_all(root_pid: int | None, netns: str | None) -> None:
         with contextlib.suppress(psutil.NoSuchProcess):
             root = psutil.Process(root_pid)
             victims.update((p.pid, p) for p in (*root.children(recursive=True), root))
-    if netns is not None and netns != _netns("self"):  # never this process's own namespace
-        victims.update((p.pid, p) for p in psutil.process_iter() if _netns(p.pid) == netns)
+    if netns_fd is not None:
+        st = os.fstat(netns_fd)
+        key = (st.st_dev, st.st_ino)
+        if key != _ns_key("self"):  # never this process's own namespace
+            victims.update((p.pid, p) for p in psutil.process_iter() if _ns_key(p.pid) == key)
     for proc in victims.values():
         with contextlib.suppress(psutil.NoSuchProcess):
             proc.kill()
@@ -721,22 +726,41 @@ def run_isolated(
         raise ValueError(f"timeout_s must be a positive number, got {timeout_s!r}")
     if not can_isolate():
         return None
-    args = ["unshare", "-rn", "sh", "-c", f"ip link set lo up && {command}"]
-    proc = subprocess.Popen(args, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    own, netns = _netns("self"), None
-    for _ in range(200):  # unshare(2) is the child's first step: its namespace, within a second
-        netns = _netns(proc.pid)
-        if netns != own or proc.poll() is not None:
-            break
-        time.sleep(0.005)
-    netns = netns if netns != own else None
+    # the shell waits for a line on stdin before it runs the command, so that its namespace can be
+    # found (and held open) while it is certainly alive; the command itself reads /dev/null
+    script = 'ip link set lo up && read _ && exec sh -c "$0" </dev/null'
+    args = ["unshare", "-rn", "sh", "-c", script, command]
+    proc = subprocess.Popen(
+        args,
+        cwd=cwd,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    own, netns_fd = _ns_key("self"), None
+    deadline = time.monotonic() + timeout_s
     try:
-        out, err = proc.communicate(timeout=timeout_s)
-    except subprocess.TimeoutExpired:
-        _stop_all(proc.pid, netns)
-        proc.wait()  # not communicate(): a pipe held open elsewhere must not block the error
-        proc.stdout.close()
-        proc.stderr.close()
-        raise
-    _stop_all(None, netns)  # whatever the command left running in its namespace
+        while proc.poll() is None and time.monotonic() < deadline:
+            key = _ns_key(proc.pid)
+            if key is not None and key != own:  # unshare(2) has run
+                with contextlib.suppress(OSError):
+                    netns_fd = os.open(f"/proc/{proc.pid}/ns/net", os.O_RDONLY)
+                break
+            time.sleep(0.002)
+        with contextlib.suppress(BrokenPipeError):
+            proc.stdin.write("\n")
+            proc.stdin.flush()
+        try:
+            out, err = proc.communicate(timeout=max(deadline - time.monotonic(), 0.001))
+        except subprocess.TimeoutExpired:
+            _stop_all(proc.pid, netns_fd)
+            proc.wait()  # not communicate(): a pipe held open elsewhere must not block the error
+            proc.stdout.close()
+            proc.stderr.close()
+            raise
+        _stop_all(None, netns_fd)  # whatever the command left running in its namespace
+    finally:
+        if netns_fd is not None:
+            os.close(netns_fd)
     return subprocess.CompletedProcess(args, proc.returncode, out, err)

@@ -154,11 +154,11 @@ def test_run_isolated_stops_what_its_command_left_running(tmp_path):
     it ends by itself); holding nothing, it is killed when the command returns."""
     if not ddp.can_isolate():
         pytest.skip("no unprivileged network namespace here")
-    pid_file = tmp_path / "pid"
-    orphan = f"setsid sh -c 'echo $$ > {pid_file}; exec sleep 60'"
+    orphan = "setsid sh -c 'echo $$ > {}; exec sleep 60'"
+    holding, idle = tmp_path / "holding", tmp_path / "idle"
     start = time.monotonic()
     with pytest.raises(subprocess.TimeoutExpired):
-        ddp.run_isolated(f"{orphan} & exit 0", timeout_s=2)
-    assert time.monotonic() - start < 20 and _gone(int(pid_file.read_text()))
-    done = ddp.run_isolated(f"{orphan} >/dev/null 2>&1 & sleep 0.5; exit 0")
-    assert done.returncode == 0 and _gone(int(pid_file.read_text()))
+        ddp.run_isolated(f"{orphan.format(holding)} & exit 0", timeout_s=2)
+    assert time.monotonic() - start < 20 and _gone(int(holding.read_text()))
+    done = ddp.run_isolated(f"{orphan.format(idle)} >/dev/null 2>&1 & sleep 0.5; exit 0")
+    assert done.returncode == 0 and idle.read_text().strip() and _gone(int(idle.read_text()))
