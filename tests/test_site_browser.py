@@ -86,7 +86,9 @@ PAGE_OPTIONS = {"reduced_motion": "reduce"}
 #: 0.5 s more a visit than reusing one (measured here, 0.85 s against 0.3 s for the search page).
 _SHARED: dict[int, object] = {}
 _BUSY: set = set()  # the shared tabs a visit holds now
-_CDP: dict = {}  # shared tab -> its DevTools session (clears the origin's storage between visits)
+#: tab -> [its DevTools session, whether its HTTP cache is off]: the session clears the origin's storage
+#: between visits of the shared tab, and turns the cache off for a cold visit (on again for the next)
+_CDP: dict = {}
 
 #: Other hosts do not resolve in the tests' browser: a page's request to one fails at once, and the visit
 #: records it (Visit.offhost) from the request event, without intercepting every request (a route sends
@@ -116,8 +118,11 @@ def browser():
 
 class Visit:
     """One page load with every request, failure and console error recorded (off-host requests fail: the
-    browser resolves no other host). Every tab loads with the HTTP cache off (DevTools protocol), so each
-    page loads everything it needs itself: what it downloads (WEIGHT_JS) is what a first visit downloads.
+    browser resolves no other host). A ``cold`` visit loads with the HTTP cache off (DevTools protocol), so
+    the page loads everything it needs itself: what it downloads (WEIGHT_JS) is what a first visit
+    downloads (``reading`` loads every page so, and checks each clean). Other visits keep the cache, as a
+    reader's browser does: a page's scripts, styles and fonts are then not fetched and compiled again for
+    every test (the browser tests took 10 of their 90 CPU-seconds less, measured here).
 
     ``wait="load"`` (the default) returns once the page, its math, its fonts and its CSS transitions are
     done (READY_JS; another ``wait`` is a Playwright load state);
@@ -134,6 +139,7 @@ class Visit:
         url: str,
         wait: str = "load",
         viewport: dict | None = None,
+        cold: bool = False,
     ):
         # A visit over http reuses the browser's shared tab (its storage cleared and its listeners removed
         # when the last visit closed); file:// pages get a new tab.
@@ -146,6 +152,7 @@ class Visit:
         self.failed: list[str] = []
         self.console: list[str] = []
         self.unready = ""  # what READY_JS found unfinished (check_clean reports it)
+        self.cold = cold
         page = _SHARED.get(id(browser)) if self.shared else None
         if page is not None and page in _BUSY:  # another visit holds it: this one gets its own tab
             self.shared, page = False, None
@@ -154,10 +161,9 @@ class Visit:
             page.add_init_script(FIRST_VISIT_JS)
             cdp = page.context.new_cdp_session(page)
             cdp.send("Network.enable")
-            cdp.send("Network.setCacheDisabled", {"cacheDisabled": True})
+            _CDP[page] = [cdp, None]  # the session, and whether the tab's cache is off now (unknown)
             if self.shared:
                 _SHARED[id(browser)] = page
-                _CDP[page] = cdp
         elif viewport is None:
             viewport = DEFAULT_VIEWPORT  # what the last visit left is not this one's
         self.page = page
@@ -228,6 +234,10 @@ class Visit:
             self.leaving = False
         if viewport:
             self.page.set_viewport_size(viewport)  # before the new document: its first layout at this size
+        state = _CDP[self.page]
+        if state[1] is not self.cold:
+            state[0].send("Network.setCacheDisabled", {"cacheDisabled": self.cold})
+            state[1] = self.cold
         for record in (self.offhost, self.failed, self.console, self.requested):
             record.clear()
         self.unready = ""
@@ -282,6 +292,7 @@ class Visit:
             return
         self.closed = True
         if not self.shared:
+            _CDP.pop(self.page, None)
             self.page.close()
             return
         page, self.page = self.page, None  # this visit no longer reaches the tab the next one gets
@@ -289,8 +300,9 @@ class Visit:
             self.leaving = True
             page.goto("about:blank", timeout=10_000)
             origin = f"{urlparse(self.opened_url).scheme}://{self.host}"
-            _CDP[page].send("Storage.clearDataForOrigin", {"origin": origin, **FORGET})
+            _CDP[page][0].send("Storage.clearDataForOrigin", {"origin": origin, **FORGET})
         except sync_api.Error:  # a page that will not answer (a timeout included): the next visit opens
+            _CDP.pop(page, None)
             page.close()  # a new tab
         finally:
             for event, handler in self.handlers:
@@ -299,24 +311,24 @@ class Visit:
 
 
 @contextlib.contextmanager
-def visit_all(browser, urls: list[str], viewport: dict | None = None, tabs: int = 2):
+def visit_all(browser, urls: list[str], viewport: dict | None = None, tabs: int = 2, cold: bool = False):
     """Visit every URL in turn: a context manager giving an iterator of (url, Visit), each once its page is
     ready (Visit.ready). ``tabs`` tabs take turns: while the caller checks one page, the next loads in the
     other tab; a tab is reopened on a later URL only once the caller has asked for the page after its own
     (so each page is checked clean before its tab moves on). A few tabs, not one per page: a new tab is a
     new renderer process (the pages loaded in 23 s one tab each, 12 s in one tab); two tabs taking turns
-    read every page at two widths in 21 s where one tab took 27 s (the cache stays off: each page still
-    loads all it needs itself). Leaving the ``with`` closes what is still
+    read every page at two widths in 21 s where one tab took 27 s (cold, each page loading all it
+    needs itself). ``cold``: as Visit. Leaving the ``with`` closes what is still
     open there and then, never later from the garbage collector: a Playwright call made from a finalizer
     while another call is running can hang the test process."""
-    it = _visits(browser, urls, viewport, tabs)
+    it = _visits(browser, urls, viewport, tabs, cold)
     try:
         yield it
     finally:
         it.close()
 
 
-def _visits(browser, urls: list[str], viewport: dict | None, tabs: int):
+def _visits(browser, urls: list[str], viewport: dict | None, tabs: int, cold: bool):
     todo, loading, idle, every = list(urls), [], [], []
     try:
         while todo or loading:
@@ -326,7 +338,7 @@ def _visits(browser, urls: list[str], viewport: dict | None, tabs: int):
                     v = idle.pop(0)
                     v.open(url, wait="commit", viewport=viewport)
                 else:
-                    v = Visit(browser, url, wait="commit", viewport=viewport)
+                    v = Visit(browser, url, wait="commit", viewport=viewport, cold=cold)
                     every.append(v)
                 loading.append((url, v))
             url, v = loading.pop(0)
@@ -949,7 +961,7 @@ READING_JS = """() => ({
 })"""
 
 
-#: What a page has downloaded (every tab loads with the HTTP cache off): the bodies of the page and of
+#: What a page has downloaded (on a cold visit, with the HTTP cache off): the bodies of the page and of
 #: every resource it loaded, from the browser's Resource Timing entries (the same byte count, page by
 #: page, as reading every response's body in a tab of its own: measured on the four pages weighed, 0.94
 #: to 1.24 MiB; this file 68.8 s -> 65.2 s, medians of 3 runs), and their URLs. The buffer holds 250
@@ -973,7 +985,7 @@ def reading(site, base_url, browser) -> dict[int, dict[str, dict]]:
     pages = html_pages(site)
     anchors = error_index_anchors(browser, base_url)
     urls = [base_url + rel for rel in pages]
-    with visit_all(browser, urls, viewport={"width": 390, "height": 844}) as visits:
+    with visit_all(browser, urls, viewport={"width": 390, "height": 844}, cold=True) as visits:
         for url, v in visits:
             rel = url.removeprefix(base_url)
             for width, height in ((390, 844), (1280, 800)):
