@@ -1127,6 +1127,20 @@ def test_pages_and_site_are_light(site, reading):
 QUESTIONS = Path(__file__).parent / "data"
 #: right section first, at least: the held-out set (never tuned on) and the set the weights were tuned on
 QUESTION_FLOORS = {"questions.tsv": 0.5, "questions_tuning.tsv": 0.55}
+#: first hit among the sections both blind judges found to answer the question (questions_judged.tsv)
+JUDGED_FLOORS = {"questions.tsv": 0.7, "questions_tuning.tsv": 0.65}
+
+
+def _judged(name: str) -> dict[str, set[tuple[str, str]]]:
+    """questions_judged.tsv for one set: question -> the sections (page, heading) that every judge listed
+    as answering it (a judge's ``sections``: ``page|heading`` joined by `` ; ``, empty for none)."""
+    by_q: dict[str, list[set[tuple[str, str]]]] = {}
+    for row in _questions("questions_judged.tsv"):
+        if row["set"] == name:
+            listed = {tuple(x.split("|", 1)) for x in row["sections"].split(" ; ") if x}
+            by_q.setdefault(row["question"], []).append(listed)
+    assert by_q and all(len(j) == 2 for j in by_q.values()), f"{name}: two judges a question"
+    return {q: set.intersection(*j) for q, j in by_q.items()}
 
 
 def _questions(name: str = "questions.tsv") -> list[dict[str, str]]:
@@ -1146,15 +1160,29 @@ def test_questions_land_on_the_section_that_answers_them(site, base_url, browser
     one ("nonscalar" and "non-scalars"); 29 of 55 (44 of 76) with four more questions per section in
     the voice of a forum post title (a symptom, a goal without the API's name, the wrong belief, a search-box
     title; 1,951 written blind to both sets, their typos corrected). The floors hold these against
-    regressions until the ranking improves. The first hit's link opens the page scrolled to its section,
-    the words marked."""
+    regressions until the ranking improves.
+
+    One labelled section a question is the strict measure: many questions are answered by two or three
+    sections (a section and its summary, or the same fact in two notebooks). questions_judged.tsv holds,
+    for every question, the sections that each of two judges listed as answering it, judged blind to the
+    ranking and to the labels above (reviewer helpers given only the questions and every section's heading
+    and opening text; they listed 1.7-3.3 sections a question, and the labelled section was among both
+    judges' for 53 of 55 and 75 of 76). The first hit is among the sections both judges listed for 40 of
+    the 55 held-out questions (73 %) and 51 of 76; among the first three for 50 of 55 (91 %). Weights
+    tuned on the judged second set (3,000 random settings) reached 53 of 76 and 38-39 of 55: the shipped
+    weights stay. The first hit's link opens the page scrolled to its section, the words marked."""
     measured = {}
     v = Visit(browser, base_url + "search.html", wait="load")
     try:
         page = v.page
         page.wait_for_function("() => !!(window.FieldnotesSearch && window.FieldnotesSearch.matchSections)")
+        known = {tuple(x) for x in page.evaluate("() => FIELDNOTES_SECTIONS.map(s => [s.page, s.heading])")}
         for name, floor in QUESTION_FLOORS.items():
             rows = _questions(name)
+            judged = _judged(name)
+            assert set(judged) == {r["question"] for r in rows}, f"{name}: judged questions differ"
+            unknown = set().union(*judged.values()) - known
+            assert not unknown, f"questions_judged.tsv names sections the site lacks: {sorted(unknown)[:5]}"
             assert len(rows) >= 40 and all(r["url"].startswith("https://") for r in rows), name
             firsts = page.evaluate(
                 "qs => qs.map(q => { const h = window.FieldnotesSearch.matchSections(q)[0];"
@@ -1170,10 +1198,15 @@ def test_questions_land_on_the_section_that_answers_them(site, base_url, browser
                         f"{row['question']!r}: {heading!r}, expected {row['notebook']} {row['section']!r}"
                     )
             right = len(rows) - len(wrong)
-            measured[name] = {"right": right, "of": len(rows), "wrong": wrong}
+            answers = sum(
+                (page_, heading) in judged[row["question"]] or (page_, parent) in judged[row["question"]]
+                for row, (page_, heading, parent) in zip(rows, firsts)
+            )
+            measured[name] = {"right": right, "of": len(rows), "wrong": wrong, "judged_right": answers}
             assert right >= floor * len(rows), (
                 f"{name}: {right}/{len(rows)} right first; wrong: " + "; ".join(wrong)
             )
+            assert answers >= JUDGED_FLOORS[name] * len(rows), f"{name}: {answers}/{len(rows)} answer first"
     finally:
         v.close()
         (site.parent / "questions.json").write_text(json.dumps(measured, indent=1))
