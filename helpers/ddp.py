@@ -21,11 +21,13 @@ import datetime
 import multiprocessing as mp
 import os
 import queue as queue_mod
+import select
 import shutil
 import subprocess
 import sys
 import tempfile
 import time
+import warnings
 from collections.abc import Callable
 from typing import Any
 
@@ -705,14 +707,35 @@ def _stop_all(root_pid: int | None, netns_fd: int | None) -> None:
     for proc in victims.values():
         with contextlib.suppress(psutil.NoSuchProcess):
             proc.kill()
-    # Dead is enough: a killed process that is not our child stays a zombie until init reaps it (1.5-1.7 s
-    # a call on this machine, where psutil.wait_procs waited for it); a zombie holds no port, file or memory.
     deadline = time.monotonic() + 10
-    for proc in victims.values():
-        with contextlib.suppress(psutil.NoSuchProcess):
-            while proc.status() != psutil.STATUS_ZOMBIE and time.monotonic() < deadline:
-                with contextlib.suppress(psutil.TimeoutExpired):
-                    proc.wait(timeout=0.01)  # reaps it where it is our child
+    left = [proc.pid for proc in victims.values() if not _exited(proc, deadline)]
+    if left:
+        warnings.warn(f"processes still running 10 s after SIGKILL: {left}", RuntimeWarning, stacklevel=3)
+
+
+def _exited(proc: Any, deadline: float) -> bool:
+    """Wait until ``proc`` (a killed psutil.Process) has exited with all its threads, or until ``deadline``
+    (time.monotonic()); reap it where it is our child. Exited, not reaped: a killed process that is not our
+    child stays a zombie until whoever inherited it reaps it (init here: 1.5-1.7 s a call on this machine,
+    which psutil.wait_procs waited for). A pidfd becomes readable once the whole thread group has exited and
+    released its ports, files and memory; a zombie leader whose other threads still run has not."""
+    import psutil
+
+    try:
+        fd = os.pidfd_open(proc.pid)
+    except ProcessLookupError:
+        return True  # gone, reaped already
+    except (AttributeError, OSError):  # no pidfd here (Linux < 5.3): wait for the PID to go away
+        _, alive = psutil.wait_procs([proc], timeout=max(deadline - time.monotonic(), 0))
+        return not alive
+    try:
+        done = bool(select.select([fd], [], [], max(deadline - time.monotonic(), 0))[0])
+    finally:
+        os.close(fd)
+    if done:
+        with contextlib.suppress(psutil.Error):
+            proc.wait(timeout=0)  # reaps it where it is our child
+    return done
 
 
 def run_isolated(
