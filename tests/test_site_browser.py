@@ -151,11 +151,12 @@ class Visit:
         self.failed: list[str] = []
         self.console: list[str] = []
         self.unready = ""  # what READY_JS found unfinished (check_clean reports it)
-        self.cold = cold
+        self.cold = bool(cold)
         page = _SHARED.get(id(browser)) if self.shared else None
         if page is not None and page in _BUSY:  # another visit holds it: this one gets its own tab
             self.shared, page = False, None
         if page is None or page.is_closed():
+            _CDP.pop(page, None)  # a closed tab's session (a crash, a page closed by a test)
             page = browser.new_page(**PAGE_OPTIONS, **({"viewport": viewport} if viewport else {}))
             page.add_init_script(FIRST_VISIT_JS)
             cdp = page.context.new_cdp_session(page)
@@ -233,8 +234,12 @@ class Visit:
             self.leaving = False
         if viewport:
             self.page.set_viewport_size(viewport)  # before the new document: its first layout at this size
+        if self.page not in _CDP:  # a tab whose session was dropped (a failed hand-on): a new one
+            cdp = self.page.context.new_cdp_session(self.page)
+            cdp.send("Network.enable")
+            _CDP[self.page] = [cdp, None]
         state = _CDP[self.page]
-        if state[1] is not self.cold:
+        if state[1] != self.cold:
             state[0].send("Network.setCacheDisabled", {"cacheDisabled": self.cold})
             state[1] = self.cold
         for record in (self.offhost, self.failed, self.console, self.requested):
@@ -465,7 +470,7 @@ def test_listed_pages_show_their_best_sections_sentence_without_being_fetched(ba
     around the first word that matches. (Sphinx fetched every listed page whole, 0.2-1.4 MB each, and cut
     its excerpt around the last stem it found in the text: "weights_onli" is in none, so each hit showed
     the page's first words, such as "....md".)"""
-    v = Visit(browser, f"{base_url}search.html?q=weights_only")
+    v = Visit(browser, f"{base_url}search.html?q=weights_only", cold=True)  # "not fetched": no request
     try:
         v.page.wait_for_selector("#search-results ul.search li", timeout=15000)
         v.search_done()
@@ -577,16 +582,26 @@ def test_a_misspelt_word_gets_a_did_you_mean(base_url, browser):
     assert alone == 0 and 'these are the sections for "normalization"' in said, (alone, said[:300])
 
 
-#: Every link (its href as written) and every id of a loaded page, read by ``reading``: the browser has
-#: parsed the page already (html.parser read the 19 MB of pages again in 5 of this file's CPU-seconds).
-LINKS_JS = """() => ({
-  hrefs: [...document.querySelectorAll('a[href]')].map(a => a.getAttribute('href')),
-  ids: [...document.querySelectorAll('[id]')].map(e => e.id).filter(Boolean),
-})"""
+#: Every link (its href as written) and every id of a page as the server sends it, before any script runs:
+#: the page's own HTML fetched again and parsed by the browser's parser (DOMParser runs no script), so an
+#: anchor that only a script creates does not count. Read by ``reading`` after WEIGHT_JS (the fetch is not
+#: weighed). html.parser took 5 of this file's CPU-seconds to read the 26 pages (9 MiB) again.
+LINKS_JS = """async () => {
+  const html = await (await fetch(location.href, {cache: 'no-store'})).text();
+  const doc = new DOMParser().parseFromString(html, 'text/html');
+  return {
+    hrefs: [...doc.querySelectorAll('a[href]')].map(a => a.getAttribute('href')),
+    ids: [...doc.querySelectorAll('[id]')].map(e => e.getAttribute('id')).filter(Boolean),
+  };
+}"""
 
 
 def test_internal_links_resolve(site, reading):
-    parsed = {rel: m["links"] for rel, m in reading[1280].items()}
+    """Every link between the site's pages leads to a file, and a link with a fragment to an id on that page,
+    in the HTML as served (LINKS_JS, read during ``reading``: a page that fails to load fails this too)."""
+    parsed = {
+        rel: {"hrefs": m["links"]["hrefs"], "ids": set(m["links"]["ids"])} for rel, m in reading[1280].items()
+    }
     assert sorted(parsed) == html_pages(site) and all(m["hrefs"] for m in parsed.values())
     bad = []
     for rel, p in parsed.items():
@@ -986,10 +1001,10 @@ def reading(site, base_url, browser) -> dict[int, dict[str, dict]]:
                 m = v.page.evaluate(READING_JS)
                 m["midword"] = midword_breaks(v.page)
                 if width == 1280:
-                    m["links"] = v.page.evaluate(LINKS_JS)
                     if rel.startswith("notebooks/"):
                         m["anatomy"] = v.page.evaluate(ANATOMY_JS)
                         m["weight"] = v.page.evaluate(WEIGHT_JS)
+                    m["links"] = v.page.evaluate(LINKS_JS)
                     try:  # test_every_page_loads_cleanly_and_notebook_pages_are_whole
                         check_page(v, rel, anchors, base_url)
                         m["problems"] = ""
@@ -1122,20 +1137,24 @@ def test_pages_and_site_are_light(site, reading):
 QUESTIONS = Path(__file__).parent / "data"
 #: right section first, at least: the held-out set (never tuned on) and the set the weights were tuned on
 QUESTION_FLOORS = {"questions.tsv": 0.5, "questions_tuning.tsv": 0.55}
-#: first hit among the sections both blind judges found to answer the question (questions_judged.tsv)
-JUDGED_FLOORS = {"questions.tsv": 0.7, "questions_tuning.tsv": 0.65}
+#: first hit among the sections both blind judges found to answer the question (questions_judged.tsv).
+#: Like the floors above, one question under today's count: one question fewer fails the test.
+JUDGED_FLOORS = {"questions.tsv": 0.69, "questions_tuning.tsv": 0.65}
 
 
 def _judged(name: str) -> dict[str, set[tuple[str, str]]]:
     """questions_judged.tsv for one set: question -> the sections (page, heading) that every judge listed
     as answering it (a judge's ``sections``: ``page|heading`` joined by `` ; ``, empty for none)."""
-    by_q: dict[str, list[set[tuple[str, str]]]] = {}
+    by_q: dict[str, dict[str, set[tuple[str, str]]]] = {}
     for row in _questions("questions_judged.tsv"):
         if row["set"] == name:
             listed = {tuple(x.split("|", 1)) for x in row["sections"].split(" ; ") if x}
-            by_q.setdefault(row["question"], []).append(listed)
-    assert by_q and all(len(j) == 2 for j in by_q.values()), f"{name}: two judges a question"
-    return {q: set.intersection(*j) for q, j in by_q.items()}
+            judges = by_q.setdefault(row["question"], {})
+            assert row["judge"] not in judges, f"{name}: judge {row['judge']} twice on {row['question']!r}"
+            judges[row["judge"]] = listed
+    names = {frozenset(j) for j in by_q.values()}
+    assert by_q and len(names) == 1 and len(next(iter(names))) == 2, f"{name}: the same two judges a question"
+    return {q: set.intersection(*j.values()) for q, j in by_q.items()}
 
 
 def _questions(name: str = "questions.tsv") -> list[dict[str, str]]:
@@ -1152,26 +1171,30 @@ def test_questions_land_on_the_section_that_answers_them(site, base_url, browser
     section, written without seeing either set) 23 of 55, and 34 of the 76 of the second set; matching each
     of those questions on its own (about 6 per section; the weights tuned on the second set only) 25 of 55
     and 44 of 76; 24 of 55 once the index dropped markup, 25 again once a hyphenated word also counts as
-    one ("nonscalar" and "non-scalars"); 29 of 55 (44 of 76) with four more questions per section in
-    the voice of a forum post title (a symptom, a goal without the API's name, the wrong belief, a search-box
-    title; 1,951 written blind to both sets, their typos corrected). The floors hold these against
-    regressions until the ranking improves.
+    one ("nonscalar" and "non-scalars"); 29 of 55 (44 of 76 then, 43 since) with four more questions per
+    section in the voice of a forum post title (a symptom, a goal without the API's name, the wrong belief,
+    a search-box title; 1,951 written blind to both sets, their typos corrected). The floors hold these
+    against regressions until the ranking improves.
 
     One labelled section a question is the strict measure: many questions are answered by two or three
     sections (a section and its summary, or the same fact in two notebooks). questions_judged.tsv holds,
     for every question, the sections that each of two judges listed as answering it, judged blind to the
-    ranking and to the labels above (reviewer helpers given only the questions and every section's heading
-    and opening text; they listed 1.7-3.3 sections a question, and the labelled section was among both
-    judges' for 53 of 55 and 75 of 76). The first hit is among the sections both judges listed for 40 of
-    the 55 held-out questions (73 %) and 51 of 76; among the first three for 50 of 55 (91 %). Weights
-    tuned on the judged second set (3,000 random settings) reached 53 of 76 and 38-39 of 55: the shipped
-    weights stay. The first hit's link opens the page scrolled to its section, the words marked."""
+    ranking and to the labels (questions_judged.md says how; they listed 1.7-3.3 sections a question, and
+    the labelled section was among both judges' for 53 of 55 and 74 of 76). A hit counts when both judges
+    listed it or its parent section (a page's title covers only itself). The first hit counts for 39 of
+    the 55 held-out questions (71 %) and 51 of 76; one of the first three for 48 of 55 (87 %) and 64 of 76.
+    (Once, on 2026-11-30: 3,000 random weight settings tuned on the judged second set reached 53 of 76 and
+    38-39 of 55, so the shipped weights stay.) The first hit's link opens the page scrolled to its section,
+    the words marked."""
     measured = {}
     v = Visit(browser, base_url + "search.html", wait="load")
     try:
         page = v.page
         page.wait_for_function("() => !!(window.FieldnotesSearch && window.FieldnotesSearch.matchSections)")
-        known = {tuple(x) for x in page.evaluate("() => FIELDNOTES_SECTIONS.map(s => [s.page, s.heading])")}
+        sections = page.evaluate("() => FIELDNOTES_SECTIONS.map(s => [s.page, s.heading, s.anchor])")
+        known = {(p, h) for p, h, _ in sections}
+        # a page's title section: the page's numbered sections are not its subsections here
+        tops = {(p, h) for p, h, a in sections if not a}
         for name, floor in QUESTION_FLOORS.items():
             rows = _questions(name)
             judged = _judged(name)
@@ -1179,11 +1202,12 @@ def test_questions_land_on_the_section_that_answers_them(site, base_url, browser
             unknown = set().union(*judged.values()) - known
             assert not unknown, f"questions_judged.tsv names sections the site lacks: {sorted(unknown)[:5]}"
             assert len(rows) >= 40 and all(r["url"].startswith("https://") for r in rows), name
-            firsts = page.evaluate(
-                "qs => qs.map(q => { const h = window.FieldnotesSearch.matchSections(q)[0];"
-                " return h ? [h.page, h.heading, h.parent] : ['', '', '']; })",
+            top3 = page.evaluate(
+                "qs => qs.map(q => window.FieldnotesSearch.matchSections(q).slice(0, 3)"
+                ".map(h => [h.page, h.heading, h.parent]))",
                 [r["question"] for r in rows],
             )
+            firsts = [hits[0] if hits else ("", "", "") for hits in top3]
             wrong = []
             stems = {p.name[:2]: p.stem for p in notebook_paths()}
             for row, (page_, heading, parent) in zip(rows, firsts):
@@ -1193,11 +1217,20 @@ def test_questions_land_on_the_section_that_answers_them(site, base_url, browser
                         f"{row['question']!r}: {heading!r}, expected {row['notebook']} {row['section']!r}"
                     )
             right = len(rows) - len(wrong)
-            answers = sum(
-                (page_, heading) in judged[row["question"]] or (page_, parent) in judged[row["question"]]
-                for row, (page_, heading, parent) in zip(rows, firsts)
-            )
-            measured[name] = {"right": right, "of": len(rows), "wrong": wrong, "judged_right": answers}
+
+            def answers_it(hit: list[str], acc: set[tuple[str, str]]) -> bool:
+                page_, heading, parent = hit
+                return (page_, heading) in acc or ((page_, parent) in acc and (page_, parent) not in tops)
+
+            answers = sum(answers_it(hits[0], judged[r["question"]]) for r, hits in zip(rows, top3) if hits)
+            in3 = sum(any(answers_it(h, judged[r["question"]]) for h in hits) for r, hits in zip(rows, top3))
+            measured[name] = {
+                "right": right,
+                "of": len(rows),
+                "wrong": wrong,
+                "judged_right": answers,
+                "judged_top3": in3,
+            }
             assert right >= floor * len(rows), (
                 f"{name}: {right}/{len(rows)} right first; wrong: " + "; ".join(wrong)
             )
