@@ -159,9 +159,6 @@ class Visit:
             _CDP.pop(page, None)  # a closed tab's session (a crash, a page closed by a test)
             page = browser.new_page(**PAGE_OPTIONS, **({"viewport": viewport} if viewport else {}))
             page.add_init_script(FIRST_VISIT_JS)
-            cdp = page.context.new_cdp_session(page)
-            cdp.send("Network.enable")
-            _CDP[page] = [cdp, None]  # the session, and whether the tab's cache is off now (unknown)
             if self.shared:
                 _SHARED[id(browser)] = page
         elif viewport is None:
@@ -234,10 +231,10 @@ class Visit:
             self.leaving = False
         if viewport:
             self.page.set_viewport_size(viewport)  # before the new document: its first layout at this size
-        if self.page not in _CDP:  # a tab whose session was dropped (a failed hand-on): a new one
+        if self.page not in _CDP:  # a new tab (or one whose session was dropped): its DevTools session
             cdp = self.page.context.new_cdp_session(self.page)
             cdp.send("Network.enable")
-            _CDP[self.page] = [cdp, None]
+            _CDP[self.page] = [cdp, None]  # None: whether its cache is off is not known yet
         state = _CDP[self.page]
         if state[1] != self.cold:
             state[0].send("Network.setCacheDisabled", {"cacheDisabled": self.cold})
@@ -1195,6 +1192,11 @@ def test_questions_land_on_the_section_that_answers_them(site, base_url, browser
         known = {(p, h) for p, h, _ in sections}
         # a page's title section: the page's numbered sections are not its subsections here
         tops = {(p, h) for p, h, a in sections if not a}
+
+        def answers_it(hit: list[str], acc: set[tuple[str, str]]) -> bool:
+            page_, heading, parent = hit
+            return (page_, heading) in acc or ((page_, parent) in acc and (page_, parent) not in tops)
+
         for name, floor in QUESTION_FLOORS.items():
             rows = _questions(name)
             judged = _judged(name)
@@ -1217,11 +1219,6 @@ def test_questions_land_on_the_section_that_answers_them(site, base_url, browser
                         f"{row['question']!r}: {heading!r}, expected {row['notebook']} {row['section']!r}"
                     )
             right = len(rows) - len(wrong)
-
-            def answers_it(hit: list[str], acc: set[tuple[str, str]]) -> bool:
-                page_, heading, parent = hit
-                return (page_, heading) in acc or ((page_, parent) in acc and (page_, parent) not in tops)
-
             answers = sum(answers_it(hits[0], judged[r["question"]]) for r, hits in zip(rows, top3) if hits)
             in3 = sum(any(answers_it(h, judged[r["question"]]) for h in hits) for r, hits in zip(rows, top3))
             measured[name] = {
