@@ -295,3 +295,18 @@ def test_current_records_show_the_stored_outputs_where_every_claim_holds():
             checked += 1
             assert info["output_mismatches"] == [], f"{rec.label} {stem}: cells {info['output_mismatches']}"
     assert checked >= 17, f"only {checked} current notebook runs carry output comparisons"
+
+
+def test_matrix_gives_an_older_torch_the_last_opacus_that_imports_there():
+    """opacus 1.5.4 declares torch>=2.0 but needs torch 2.4 (meta-pytorch/opacus#769): the matrix gives
+    torch 2.0-2.3 ``opacus<1.5.4`` in every way it installs, and torch 2.4 the lock's (or an unpinned) one."""
+    from tools import matrix
+
+    for how in (matrix.LOCK_PINS, matrix.TORCH_DEPS_FREE, matrix.FALLBACK):
+        old = [r for r in matrix._requirements("2.3.1", how) if r.startswith("opacus")]
+        new = [r for r in matrix._requirements("2.4.1", how) if r.startswith("opacus")]
+        assert old == ["opacus<1.5.4"], (how, old)
+        assert len(new) == 1 and "1.5.4" not in new[0], (how, new)
+    assert matrix._older_than("2.3.1", (2, 4)) and not matrix._older_than("2.10.0", (2, 4))
+    with pytest.raises(ValueError, match="X.Y.Z"):
+        matrix._older_than("2.4", (2, 4))

@@ -7,8 +7,9 @@ For each version: an isolated environment outside the repository (``$FIELDNOTES_
 ``~/.cache/fieldnotes-matrix/torch-X.Y.Z``; reused when present, ``--drop`` deletes it after its record
 is written) gets ``torch==X.Y.Z`` and the lock's other pins (``requirements.txt``). Where the lock's pins
 cannot run with that torch (the releases built against NumPy 1.x), it retries with ``numpy<2`` and
-unpinned others, and the record lists every package that differs from the lock. The pinned version
-itself runs in the project's own ``.venv``.
+unpinned others, and the record lists every package that differs from the lock. A package whose lock
+version needs a newer torch than it declares gets an older version there (``UNDECLARED_TORCH``: opacus).
+The pinned version itself runs in the project's own ``.venv``.
 
 Every notebook is executed on a copy (the stored notebooks are never written) with the same executor
 as ``make execute`` (:func:`tools.execute.run_notebook`), continuing past failing cells, and the
@@ -228,19 +229,40 @@ TORCH_DEPS = {
 }
 
 
+#: Packages whose newer releases need a newer torch than they declare: name -> (the first torch release the
+#: lock's version runs on, what an older torch gets instead, why). opacus 1.5.4 registers a grad sampler for
+#: nn.RMSNorm (new in torch 2.4) yet requires only torch>=2.0 (meta-pytorch/opacus#769): `import opacus`
+#: fails on torch 2.0-2.3, and notebook 03 with it; 1.5.3 imports there. The record lists the difference.
+UNDECLARED_TORCH = {"opacus": ((2, 4), "opacus<1.5.4")}
+
+
+def _older_than(version: str, release: tuple[int, int]) -> bool:
+    """Whether torch ``version`` ("X.Y.Z") is older than ``release`` (X, Y)."""
+    if not VERSION_RE.match(version):
+        raise ValueError(f"not a torch version X.Y.Z: {version!r}")
+    return tuple(int(p) for p in version.split(".")[:2]) < release
+
+
 def _requirements(version: str, how: str) -> list[str]:
-    """What an environment for ``version`` installs: the lock with this torch, or the NumPy 1.x fallback."""
+    """What an environment for ``version`` installs: the lock with this torch, or the NumPy 1.x fallback;
+    a package of UNDECLARED_TORCH gets its older spec where this torch is too old for the lock's version."""
     others = [
         ln
         for ln in LOCK.read_text().splitlines()
         if ln and not ln.startswith(("#", "torch==", "setuptools=="))
     ]
+    for name, (release, spec) in UNDECLARED_TORCH.items():
+        if _older_than(version, release):
+            others = [
+                spec if re.split(r"[=<>~!;\s]", ln, maxsplit=1)[0].lower() == name else ln for ln in others
+            ]
     if how == TORCH_DEPS_FREE:
         kept = [ln for ln in others if re.split(r"==", ln, maxsplit=1)[0].lower() not in TORCH_DEPS]
         names = [re.split(r"==", ln, maxsplit=1)[0] for ln in others if ln not in kept]
         return [f"torch=={version}", *kept, *names, SETUPTOOLS]
     if how == FALLBACK:
-        names = [re.split(r"[=<>~!;\s]", ln, maxsplit=1)[0] for ln in others]
+        kept = {spec for _, spec in UNDECLARED_TORCH.values()}
+        names = [ln if ln in kept else re.split(r"[=<>~!;\s]", ln, maxsplit=1)[0] for ln in others]
         return [f"torch=={version}", "numpy<2", *(n for n in names if n.lower() != "numpy"), SETUPTOOLS]
     return [f"torch=={version}", *others, SETUPTOOLS]
 
