@@ -49,6 +49,7 @@ from tools.notebooks import (  # noqa: E402
     scrub_paths,
     skipped_claim_outputs,
     source_hash,
+    version_key,
 )
 
 LOCK = ROOT / "requirements.txt"
@@ -229,18 +230,16 @@ TORCH_DEPS = {
 }
 
 
-#: Packages whose newer releases need a newer torch than they declare: name -> (the first torch release the
-#: lock's version runs on, what an older torch gets instead, why). opacus 1.5.4 registers a grad sampler for
-#: nn.RMSNorm (new in torch 2.4) yet requires only torch>=2.0 (meta-pytorch/opacus#769): `import opacus`
-#: fails on torch 2.0-2.3, and notebook 03 with it; 1.5.3 imports there. The record lists the difference.
-UNDECLARED_TORCH = {"opacus": ((2, 4), "opacus<1.5.4")}
+#: Packages whose lock version needs a newer torch than it declares: name -> (the first torch release it runs
+#: on, what an older torch gets instead). opacus 1.5.4 registers a grad sampler for nn.RMSNorm (new in torch
+#: 2.4) yet requires only torch>=2.0 (meta-pytorch/opacus#769): `import opacus` fails on torch 2.0-2.3, and
+#: notebook 03 with it; 1.5.3 imports there. The record lists the difference from the lock.
+UNDECLARED_TORCH = {"opacus": ("2.4", "opacus<1.5.4")}
 
 
-def _older_than(version: str, release: tuple[int, int]) -> bool:
-    """Whether torch ``version`` ("X.Y.Z") is older than ``release`` (X, Y)."""
-    if not VERSION_RE.match(version):
-        raise ValueError(f"not a torch version X.Y.Z: {version!r}")
-    return tuple(int(p) for p in version.split(".")[:2]) < release
+def _name(requirement: str) -> str:
+    """The package a requirement line names (``opacus==1.6.0`` -> ``opacus``)."""
+    return re.split(r"[=<>~!;\s]", requirement, maxsplit=1)[0]
 
 
 def _requirements(version: str, how: str) -> list[str]:
@@ -252,17 +251,15 @@ def _requirements(version: str, how: str) -> list[str]:
         if ln and not ln.startswith(("#", "torch==", "setuptools=="))
     ]
     for name, (release, spec) in UNDECLARED_TORCH.items():
-        if _older_than(version, release):
-            others = [
-                spec if re.split(r"[=<>~!;\s]", ln, maxsplit=1)[0].lower() == name else ln for ln in others
-            ]
+        if version_key(version) < version_key(release):
+            others = [spec if _name(ln).lower() == name else ln for ln in others]
     if how == TORCH_DEPS_FREE:
-        kept = [ln for ln in others if re.split(r"==", ln, maxsplit=1)[0].lower() not in TORCH_DEPS]
-        names = [re.split(r"==", ln, maxsplit=1)[0] for ln in others if ln not in kept]
+        kept = [ln for ln in others if _name(ln).lower() not in TORCH_DEPS]
+        names = [_name(ln) for ln in others if ln not in kept]
         return [f"torch=={version}", *kept, *names, SETUPTOOLS]
     if how == FALLBACK:
         kept = {spec for _, spec in UNDECLARED_TORCH.values()}
-        names = [ln if ln in kept else re.split(r"[=<>~!;\s]", ln, maxsplit=1)[0] for ln in others]
+        names = [ln if ln in kept else _name(ln) for ln in others]
         return [f"torch=={version}", "numpy<2", *(n for n in names if n.lower() != "numpy"), SETUPTOOLS]
     return [f"torch=={version}", *others, SETUPTOOLS]
 
