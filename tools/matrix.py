@@ -34,6 +34,7 @@ import time
 from pathlib import Path
 
 import nbformat
+from packaging.requirements import Requirement
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
@@ -239,7 +240,7 @@ UNDECLARED_TORCH = {"opacus": ("2.4", "opacus<1.5.4")}
 
 def _name(requirement: str) -> str:
     """The package a requirement line names (``opacus==1.6.0`` -> ``opacus``)."""
-    return re.split(r"[=<>~!;\s]", requirement, maxsplit=1)[0]
+    return Requirement(requirement).name
 
 
 def _requirements(version: str, how: str) -> list[str]:
