@@ -101,7 +101,9 @@ def load_checkpoint(method: str, path: str | os.PathLike) -> dict[str, torch.Ten
 
     ``torch.load`` reads every byte into memory of its own; ``torch.load(mmap=True)`` maps the file and
     reads a page when it is first used; ``safetensors.load_file`` (safetensors 0.8, default
-    ``backend="mmap"``) maps it as well. All three load with ``weights_only=True`` semantics: no code runs.
+    ``backend="mmap"``) maps it as well. All three load tensors only and run no code from the file: both
+    ``torch.load`` calls pass ``weights_only=True``, the default only from torch 2.6 (and one that the
+    environment variable ``TORCH_FORCE_NO_WEIGHTS_ONLY_LOAD=1`` turns off).
     """
     _check_method(method)
     file = _check_file(path)
@@ -111,7 +113,7 @@ def load_checkpoint(method: str, path: str | os.PathLike) -> dict[str, torch.Ten
         return load_file(file)
     import torch
 
-    return torch.load(file, mmap=method == "torch.load(mmap=True)")
+    return torch.load(file, mmap=method == "torch.load(mmap=True)", weights_only=True)
 
 
 def read_every_tensor(tensors: dict[str, torch.Tensor]) -> float:

@@ -1,3 +1,4 @@
+import pickle
 import sys
 
 import pytest
@@ -34,6 +35,21 @@ def test_load_checkpoint_every_method_round_trips(files):
         loaded = load_checkpoint(method, paths[method])
         assert sorted(loaded) == sorted(sd), method
         assert all(torch.equal(loaded[k], v) for k, v in sd.items()), method
+
+
+class _Payload:
+    """Not a tensor: a weights-only load refuses to rebuild it."""
+
+
+def test_load_checkpoint_runs_no_code_even_where_the_default_is_off(tmp_path, monkeypatch):
+    # the variable turns the weights-only default off (torch 2.6+); earlier releases default to off
+    monkeypatch.setenv("TORCH_FORCE_NO_WEIGHTS_ONLY_LOAD", "1")
+    torch.save({"w": torch.zeros(2), "payload": _Payload()}, tmp_path / "code.pt")
+    with pytest.warns(UserWarning, match="forcing weights_only=False"):  # the plain call rebuilds it
+        assert isinstance(torch.load(tmp_path / "code.pt")["payload"], _Payload)
+    for method in ("torch.load", "torch.load(mmap=True)"):
+        with pytest.raises(pickle.UnpicklingError, match="Weights only load failed"):
+            load_checkpoint(method, tmp_path / "code.pt")
 
 
 def test_load_checkpoint_validation(files, tmp_path):
