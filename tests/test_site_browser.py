@@ -963,6 +963,20 @@ READING_JS = """() => ({
 })"""
 
 
+#: On a phone (read at 390 px): the theme's icons the page still shows as font glyphs (``left``: the icon
+#: script did not draw them), drawn button icons without a size, the widest visible menu-toggle icon and,
+#: on the claim ledger, the width of a claim card's statement.
+ICONS_JS = """() => ({
+  left: [...document.querySelectorAll("i[class*='fa-'], span[class*='fa-']")].map(e => e.className),
+  blank: [...document.querySelectorAll('button svg.svg-inline--fa')]
+    .filter(s => s.getBoundingClientRect().width < 4 && s.checkVisibility()).length,
+  toggle: Math.max(0, ...[...document.querySelectorAll('button.primary-toggle svg.svg-inline--fa')]
+    .filter(s => s.checkVisibility()).map(s => s.getBoundingClientRect().width)),
+  statement: (e => e ? e.getBoundingClientRect().width : null)(
+    document.querySelector('details.fn-row .fn-row-statement')),
+})"""
+
+
 #: What a page has downloaded (on a cold visit, with the HTTP cache off): the bodies of the page and of
 #: every resource it loaded, from the browser's Resource Timing entries (the same byte count, page by
 #: page, as reading every response's body in a tab of its own: measured on the four pages weighed, 0.94
@@ -997,6 +1011,8 @@ def reading(site, base_url, browser) -> dict[int, dict[str, dict]]:
                     v.page.evaluate(LAID_OUT_JS)
                 m = v.page.evaluate(READING_JS)
                 m["midword"] = midword_breaks(v.page)
+                if width == 390:
+                    m["icons"] = v.page.evaluate(ICONS_JS)
                 if width == 1280:
                     if rel.startswith("notebooks/"):
                         m["anatomy"] = v.page.evaluate(ANATOMY_JS)
@@ -1292,31 +1308,18 @@ def test_plain_words_get_page_results_not_error_hits(base_url, browser, query):
     assert re.search(rf"\b{len(pages)} pages\b", status), (status, len(pages))
 
 
-def test_icons_draw_and_tables_become_cards_on_a_phone(site, browser):
-    """Every theme icon is drawn (the menu toggle a phone needs included); at 390 px a claim row is a card
-    whose statement uses the screen's width."""
-    with serve(site) as url:
-        page = browser.new_page(viewport={"width": 390, "height": 900}, **PAGE_OPTIONS)
-        try:
-            for rel in ("index.html", "claims.html", f"notebooks/{notebook_paths()[0].stem}.html"):
-                page.goto(url + rel, wait_until="load")
-                page.wait_for_timeout(200)
-                left = page.eval_on_selector_all(
-                    "i[class*='fa-'], span[class*='fa-']", "es => es.map(e => e.className)"
-                )
-                assert not left, f"{rel}: icons not drawn: {left}"
-                blank = page.eval_on_selector_all(
-                    "button svg.svg-inline--fa",
-                    "ss => ss.filter(s => s.getBoundingClientRect().width < 4 && s.checkVisibility()).length",
-                )
-                assert blank == 0, f"{rel}: {blank} visible icons without size"
-            toggle = page.locator("button.primary-toggle:visible svg.svg-inline--fa")
-            assert toggle.count() >= 1 and toggle.first.bounding_box()["width"] >= 8, "no visible menu icon"
-            page.goto(url + "claims.html", wait_until="load")
-            cell = page.locator("details.fn-row .fn-row-statement").first
-            assert cell.bounding_box()["width"] >= 300, "statement squeezed on a phone"
-        finally:
-            page.close()
+def test_icons_draw_and_tables_become_cards_on_a_phone(reading):
+    """On a phone (390 px), on every page: every theme icon is drawn, none without a size, and the menu
+    toggle a phone needs is visible; a claim row of the ledger is a card whose statement uses the screen's
+    width. (Read in the ``reading`` pass, which has every page open at 390 px: no page loaded again.)"""
+    phone = reading[390]
+    for rel, m in phone.items():
+        icons = m["icons"]
+        assert not icons["left"], f"{rel}: icons not drawn: {icons['left']}"
+        assert icons["blank"] == 0, f"{rel}: {icons['blank']} visible icons without size"
+        assert icons["toggle"] >= 8, f"{rel}: no visible menu icon ({icons['toggle']} px)"
+    statement = phone["claims.html"]["icons"]["statement"]
+    assert statement is not None and statement >= 300, f"statement squeezed on a phone: {statement} px"
 
 
 def test_contents_follow_the_reader(base_url, browser):
