@@ -9,9 +9,9 @@ image; ``VmRSS``, the resident set size now; ``RssAnon``, the resident private a
 Writing ``5`` to ``/proc/self/clear_refs`` (Linux >= 4.0) resets ``VmHWM`` to the current RSS, so the
 peak is measured around one call, after the imports.
 
-``resource.getrusage(RUSAGE_SELF).ru_maxrss`` cannot do this: on Linux the peak carries over through
-``fork`` and ``execve`` (getrusage(2): usage is preserved across execve), so in a child it starts at
-(at least) the parent's memory. The child records it at start-up to show that.
+``resource.getrusage(RUSAGE_SELF).ru_maxrss`` cannot do this: usage is preserved across ``execve``
+(getrusage(2)), and a child that ``subprocess`` starts runs in its parent's memory until then (vfork), so
+its ``ru_maxrss`` starts at the parent's peak. The child records it at start-up to show that.
 
 The child process runs ``python -m helpers.checkpoints METHOD PATH`` and prints one JSON line.
 Nothing here imports torch at module level: the child reads its start-up numbers first.
