@@ -261,3 +261,21 @@ def test_build_skips_only_a_build_of_the_same_inputs_that_passed(tmp_path, monke
     forget_inputs(SimpleNamespace(outdir=str(out)))
     assert not b.stamp_path(out).exists()
     assert b.build(strict=True, out=out) == 0 and len(ran) == 9
+
+
+def test_rule_titles_render_literally_in_the_rule_notes():
+    """The note above a claim that a `fieldnotes check` rule cites shows the rule's title as typed, whatever
+    Markdown characters it holds (``torch.cuda.amp.*``, ``a[..., ::-1]``, ``torch._six``)."""
+    import html
+
+    from markdown_it import MarkdownIt
+
+    from fieldnotes_site.base import RULE_TITLES
+    from fieldnotes_site.notebook_page import literal_markdown
+
+    md = MarkdownIt("commonmark")
+    titles = [*RULE_TITLES.values(), "*a* _b_ `c` [d](e) <f> {g} #h |i| ~j~ \\k"]
+    for title in titles:
+        assert md.renderInline(literal_markdown(title)) == html.escape(title, quote=False), title
+    # without the escaping, the counterfactual title does turn into markup
+    assert md.renderInline(titles[-1]) != html.escape(titles[-1], quote=False)

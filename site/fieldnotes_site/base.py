@@ -67,6 +67,10 @@ def rule_label(code: str) -> str:
     return f"rule-{code.lower()}"
 
 
+#: A `fieldnotes check` rule's code -> its one-line title (what it finds).
+RULE_TITLES: dict[str, str] = {r.code: r.title for r in RULES}
+
+
 def rules_by_claim() -> dict[str, list[str]]:
     """``NN-Cn`` -> the codes of the rules that cite it (the claim proves what the rule finds)."""
     out: dict[str, list[str]] = {}

@@ -15,7 +15,7 @@ from tools.notebooks import (
     claim_cells,
 )
 
-from .base import rule_label, rules_by_claim
+from .base import RULE_TITLES, rule_label, rules_by_claim
 from .data import data
 from .records import Matrix
 
@@ -66,6 +66,11 @@ def numbered_headings(cells: list) -> list[tuple[int, int, str]]:
     return out
 
 
+def literal_markdown(text: str) -> str:
+    """``text`` as literal MyST Markdown: every ASCII punctuation mark that could start markup escaped."""
+    return re.sub(r"([\\`*_\[\]<>{}#|~])", r"\\\1", text)
+
+
 def stamp_notebook(app: Sphinx, docname: str, source: list[str]) -> None:
     """Insert the stamp and the claim/error/section targets into the page (never into the repository's file).
 
@@ -94,8 +99,12 @@ def stamp_notebook(app: Sphinx, docname: str, source: list[str]) -> None:
         num, cid = label.split("-")[1:] if label.startswith("claim-") else ("", "")
         codes = backs.get(f"{num}-{cid.upper()}", [])
         if codes:  # the claim proves a `fieldnotes check` rule: say so where the reader sees the claim
-            links = ", ".join(f"{{ref}}`{code} <{rule_label(code)}>`" for code in codes)
-            note = f"This project's linter, `fieldnotes check`, finds this mistake in your code: {links}"
+            # each rule with its title, so the note says what it finds wherever it sits on the page
+            links = "; ".join(
+                f"{{ref}}`{code} <{rule_label(code)}>` — {literal_markdown(RULE_TITLES[code])}"
+                for code in codes
+            )
+            note = f"This project's linter, `fieldnotes check`, finds this in your code: {links}"
             before.setdefault(i, []).append(md(f"```{{container}} fn-rule-note\n{note}\n```"))
     cells = []
     for k, cell in enumerate(nb.cells):
