@@ -381,7 +381,8 @@ def error_index_anchors(browser, base_url: str) -> dict[str, list[str]]:
 
 def test_every_page_loads_cleanly_and_notebook_pages_are_whole(site, reading):
     """One visit per page (``reading``, at 1280 px): nothing off-host, no failed request, no console
-    error, every image loads. Each notebook page shows its stored outputs and figures, its box (claims, last
+    error, every image loads. Each notebook page shows its stored outputs and figures (each figure with its
+    caption as its alt text), its box (claims, last
     verification, download), every error-index link into it (a reproduced error, a most-reported error's
     section) lands on an existing anchor, and both download links (the header button and the box's link)
     serve the repository's notebook byte for byte, with no build-only MyST cells."""
@@ -416,6 +417,9 @@ def check_page(v, rel: str, anchors: dict[str, list[str]], base_url: str) -> Non
     )
     shown = v.page.locator("main img").count()
     assert shown >= stored_images, f"{rel}: {stored_images} stored figures, {shown} images on the page"
+    alts = v.page.eval_on_selector_all("main img[src*='_images/']", "imgs => imgs.map(i => i.alt)")
+    unread = [a for a in alts if not re.match(r"Figure \d+(\.\d+)*\. \w", a)]
+    assert len(alts) == stored_images and not unread, f"{rel}: figures without their caption as alt: {unread}"
     downloads = v.page.eval_on_selector_all("a[href*='_sources/']", "as => [...new Set(as.map(a => a.href))]")
     assert downloads == [urljoin(base_url, f"_sources/notebooks/{path.name}")], downloads
     with urllib.request.urlopen(downloads[0], timeout=30) as r:

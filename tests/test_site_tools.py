@@ -279,3 +279,20 @@ def test_rule_titles_render_literally_in_the_rule_notes():
         assert md.renderInline(literal_markdown(title)) == html.escape(title, quote=False), title
     # without the escaping, the counterfactual title does turn into markup
     assert md.renderInline(titles[-1]) != html.escape(titles[-1], quote=False)
+
+
+def test_a_figure_s_alt_text_is_its_caption_as_plain_text():
+    from nbformat.v4 import new_code_cell, new_markdown_cell, new_output
+
+    from fieldnotes_site.notebook_page import figure_alts
+
+    png = new_output("display_data", data={"image/png": "iVBORw0KGgo="})
+    cells = [
+        new_code_cell("plot()", outputs=[png]),
+        new_markdown_cell("**Figure 2.3.** The `blue` line ([docs](https://x.y)) is $x/2$."),
+        new_code_cell("plot()", outputs=[png]),  # no caption after it: no alt
+        new_markdown_cell("Some prose."),
+        new_code_cell("print(1)"),
+        new_markdown_cell("**Figure 9.** Not after a figure."),
+    ]
+    assert figure_alts(cells) == {0: "Figure 2.3. The blue line (docs) is x/2."}

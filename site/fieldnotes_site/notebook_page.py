@@ -71,6 +71,27 @@ def literal_markdown(text: str) -> str:
     return re.sub(r"([\\`*_\[\]<>{}#|~])", r"\\\1", text)
 
 
+_CAPTION = re.compile(r"\*\*(Figure \d+(?:\.\d+)*\.)\*\*\s*")
+_LINK = re.compile(r"\[([^\]]*)\]\([^)]*\)")
+
+
+def figure_alts(cells: list) -> dict[int, str]:
+    """Code cell index -> the alt text of the figure it draws: the caption of the Markdown cell right after
+    it (``**Figure N.** …``), as plain text, so a reader without the image (a screen reader, images off, a
+    slow phone) reads what the figure shows instead of a file name."""
+    out = {}
+    for k, cell in enumerate(cells[:-1]):
+        has_image = cell.cell_type == "code" and any(
+            "image/png" in o.get("data", {}) for o in cell.get("outputs", [])
+        )
+        caption = _CAPTION.match(cells[k + 1].source) if cells[k + 1].cell_type == "markdown" else None
+        if has_image and caption:
+            text = _CAPTION.sub(r"\1 ", cells[k + 1].source, count=1)
+            text = _LINK.sub(r"\1", text).replace("**", "").replace("`", "").replace("$", "")
+            out[k] = " ".join(text.split())
+    return out
+
+
 def stamp_notebook(app: Sphinx, docname: str, source: list[str]) -> None:
     """Insert the stamp and the claim/error/section targets into the page (never into the repository's file).
 
@@ -106,6 +127,8 @@ def stamp_notebook(app: Sphinx, docname: str, source: list[str]) -> None:
             )
             note = f"This project's linter, `fieldnotes check`, finds this in your code: {links}"
             before.setdefault(i, []).append(md(f"```{{container}} fn-rule-note\n{note}\n```"))
+    for k, alt in figure_alts(nb.cells).items():
+        nb.cells[k].metadata.setdefault("mystnb", {}).setdefault("image", {})["alt"] = alt
     cells = []
     for k, cell in enumerate(nb.cells):
         cells += before.get(k, [])
