@@ -10,8 +10,9 @@ Writing ``5`` to ``/proc/self/clear_refs`` (Linux >= 4.0) resets ``VmHWM`` to th
 peak is measured around one call, after the imports.
 
 ``resource.getrusage(RUSAGE_SELF).ru_maxrss`` cannot do this: usage is preserved across ``execve``
-(getrusage(2)), and a child that ``subprocess`` starts runs in its parent's memory until then (vfork), so
-its ``ru_maxrss`` starts at the parent's peak. The child records it at start-up to show that.
+(getrusage(2)), and a child that ``subprocess`` starts runs in its parent's memory until then (CPython >= 3.10
+uses vfork or posix_spawn), so its ``ru_maxrss`` starts at the parent's peak (after a plain fork: at the
+parent's size at the fork). The child records it at start-up to show that.
 
 The child process runs ``python -m helpers.checkpoints METHOD PATH`` and prints one JSON line.
 Nothing here imports torch at module level: the child reads its start-up numbers first.
