@@ -310,3 +310,29 @@ def test_matrix_gives_an_older_torch_the_last_opacus_that_imports_there():
     assert [r for r in matrix._requirements("2.10.0", matrix.LOCK_PINS) if r.startswith("opacus")] != [
         "opacus<1.5.4"
     ]  # 2.10 sorts after 2.4 (as numbers, not strings)
+
+
+def test_a_failed_install_keeps_the_record_of_the_last_run(tmp_path, monkeypatch):
+    """A version whose environment cannot be built (here: a full disk, as happened once) must not replace
+    the results of an earlier run with an empty 'could not install' record; with no earlier record, the
+    failure itself is recorded."""
+    from tools import matrix
+
+    monkeypatch.setattr(
+        matrix, "build_env", lambda version, base, log: (None, "could not install: disk full")
+    )
+    kept = VerificationRecord(
+        label="torch-2.0.1-cpu",
+        torch="2.0.1",
+        device="cpu",
+        date="2026-11-30",
+        notebooks={"01_tensors": {"source_hash": "x"}},
+    )
+    out = tmp_path / "records"
+    path = kept.save(out)
+    before = path.read_text(encoding="utf-8")
+    assert matrix.run_version("2.0.1", tmp_path / "envs", 1, True, out) == 1
+    assert path.read_text(encoding="utf-8") == before
+    assert matrix.run_version("2.1.2", tmp_path / "envs", 1, True, out) == 1
+    fresh = VerificationRecord.from_json((out / "torch-2.1.2-cpu.json").read_text(encoding="utf-8"))
+    assert fresh.status == "could not install: disk full" and not fresh.notebooks

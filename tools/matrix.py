@@ -363,6 +363,14 @@ def run_version(
         with open(base / f"torch-{version}.log", "a") as log:
             py, how = build_env(version, base, log)
         if py is None:
+            previous = out_dir / f"torch-{version}-cpu.json"
+            if (
+                previous.is_file()
+                and VerificationRecord.from_json(previous.read_text(encoding="utf-8")).notebooks
+            ):
+                # a failed install (a full disk, a registry down) must not replace the results of a real run
+                print(f"    {how}; the record of the last run is kept", flush=True)
+                return 1
             rec = VerificationRecord(
                 label=f"torch-{version}-cpu",
                 torch=version,
