@@ -326,11 +326,16 @@ def _size(path: Path) -> int:
     return sum(f.stat().st_size for f in path.rglob("*") if f.is_file() and not f.is_symlink())
 
 
+def _record_at(path: Path) -> VerificationRecord | None:
+    """The record saved at ``path``; None where there is none."""
+    return VerificationRecord.from_json(path.read_text(encoding="utf-8")) if path.is_file() else None
+
+
 def stale_notebooks(record: Path) -> list[str] | None:
     """Notebooks (stems) whose record entry ran other sources than the notebook has now; None: no record."""
-    if not record.is_file():
+    rec = _record_at(record)
+    if rec is None:
         return None
-    rec = VerificationRecord.from_json(record.read_text(encoding="utf-8"))
     return [
         p.stem
         for p in notebook_paths()
@@ -363,11 +368,8 @@ def run_version(
         with open(base / f"torch-{version}.log", "a") as log:
             py, how = build_env(version, base, log)
         if py is None:
-            previous = out_dir / f"torch-{version}-cpu.json"
-            if (
-                previous.is_file()
-                and VerificationRecord.from_json(previous.read_text(encoding="utf-8")).notebooks
-            ):
+            previous = _record_at(out_dir / f"torch-{version}-cpu.json")
+            if previous is not None and previous.notebooks:
                 # a failed install (a full disk, a registry down) must not replace the results of a real run
                 print(f"    {how}; the record of the last run is kept", flush=True)
                 return 1
