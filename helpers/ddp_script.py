@@ -38,10 +38,11 @@ def main() -> None:
     if rank == 0:
         with open(args.out, "w", encoding="utf-8") as f:
             json.dump({"world_size": world, "ranks": gathered}, f)
-    dist.destroy_process_group()
-    # Leave without the interpreter's teardown: gloo's threads can abort it ("terminate called without an
-    # active exception", SIGABRT), which torchrun reports as a failed rank. Seen 2 times in 4 runs under
-    # torch 2.11 here; DESIGN.md measured the same fix for mp.spawn workers (0 aborts in 60).
+    # Leave without destroy_process_group() and without the interpreter's teardown. Under torch 2.0.1 a
+    # rank could hang in destroy_process_group() once the other had left (1 run in 8 here; the notebook's
+    # launch then timed out); the teardown lets gloo's threads abort ("terminate called without an active
+    # exception", SIGABRT), which torchrun reports as a failed rank: seen 2 times in 4 runs under torch
+    # 2.11 here; DESIGN.md measured the same fix for mp.spawn workers (0 aborts in 60).
     sys.stdout.flush()
     sys.stderr.flush()
     os._exit(0)
