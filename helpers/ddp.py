@@ -110,7 +110,7 @@ def _two_heads() -> TwoHeads:
 
 
 def two_heads_reference(steps: int = 3, lr: float = 0.1) -> dict[str, list[list[float]]]:
-    """Single process, plain SGD on the 8 samples every rank of ``_unused_params`` sees.
+    """Single process, plain SGD on the 8 samples that the ranks of ``_unused_params`` split between them.
 
     Returns the initial and the final parameters (the unused head keeps its initial values).
     """
@@ -362,6 +362,8 @@ def _unused_params(
     model = DDP(_two_heads(), find_unused_parameters=find_unused, static_graph=static_graph)
     opt = torch.optim.SGD(model.parameters(), lr=0.1)
     x, y = make_data(8)
+    sizes = [8 // world] * world  # each rank its own shard: only averaged gradients match one process
+    x, y = x[_shard(rank, sizes)], y[_shard(rank, sizes)]
     for it in range(3):
         try:
             opt.zero_grad()
