@@ -6,6 +6,7 @@ import pytest
 from fieldnotes_site import porter as porter_js
 from fieldnotes_site.cjk_font import cjk_chars
 from fieldnotes_site.docnodes import text_nodes
+from fieldnotes_site.pages.stamp import gpu_clause
 from fieldnotes_site.search import NOT_PROSE, SearchChinesePorter, _own_text, section_index, words
 from fieldnotes_site.sources import claim_raises_calls, heading_before
 from tools.notebooks import repo_url, setup_cell_source
@@ -296,3 +297,27 @@ def test_a_figure_s_alt_text_is_its_caption_as_plain_text():
         new_markdown_cell("**Figure 9.** Not after a figure."),
     ]
     assert figure_alts(cells) == {0: "Figure 2.3. The blue line (docs) is x/2."}
+
+
+@pytest.mark.parametrize(
+    "n, passed, stale, says",
+    [
+        (0, 0, False, ""),
+        (4, 0, False, " (and 4 that need CUDA, not yet run on a GPU runner)"),
+        (1, 1, False, " (and 1 that needs CUDA: passed on a GPU runner)"),
+        (
+            4,
+            3,
+            True,
+            " (and 4 that need CUDA: 3 passed on a GPU runner, for an earlier version of this page; "
+            "1 not yet run there)",
+        ),
+    ],
+)
+def test_the_stamp_says_how_many_gpu_claims_ran_on_a_gpu(n, passed, stale, says):
+    assert gpu_clause(n, passed, stale) == says
+
+
+def test_the_stamp_refuses_more_passes_than_claims():
+    with pytest.raises(ValueError, match="between 0 and n=2"):
+        gpu_clause(2, 3, False)

@@ -36,6 +36,18 @@ class Matrix:
         recorded = rec.notebooks.get(stem, {}).get("source_hash")
         return stem in self.current and recorded != self.current[stem]
 
+    def gpu_passed(self, stem: str, cids: list[str]) -> tuple[int, bool]:
+        """How many of ``cids`` passed in some GPU run, and whether each such run had an earlier revision
+        of the notebook (True only when every run that passed one is stale)."""
+        passed = {
+            cid: [r for r in self.gpu if (res := r.result(stem, cid)) and res.result == "pass"]
+            for cid in cids
+        }
+        runs = [r for recs in passed.values() for r in recs]
+        return sum(bool(recs) for recs in passed.values()), bool(runs) and all(
+            self.stale(r, stem) for r in runs
+        )
+
     def results(self, stem: str, cid: str, records: list[VerificationRecord] | None = None) -> list:
         return [(r, r.result(stem, cid)) for r in (self.cpu if records is None else records)]
 

@@ -16,9 +16,9 @@ class StampDirective(_Directive):
         s = self.site
         # One line until opened (the first lesson starts on screen one): what was verified, and when.
         box = nodes.container(classes=["fn-stamp"])
-        n = len(nb.skipped)
-        verb = "needs" if n == 1 else "need"
-        gpu_only = f" (and {n} that {verb} CUDA, checked on GPU runners)" if n else ""
+        gpu_only = gpu_clause(
+            len(nb.skipped), *s.matrix.gpu_passed(nb.path.stem, [e.cid for e in nb.skipped])
+        )
         box += nodes.raw("", '<details class="fn-stamp-more"><summary>', format="html")
         box += nodes.inline(
             "",
@@ -62,3 +62,19 @@ class StampDirective(_Directive):
             box += para("关键词 (keywords): ", words)
         box += nodes.raw("", "</details>", format="html")
         return [box]
+
+
+def gpu_clause(n: int, passed: int, stale: bool) -> str:
+    """What the stamp says of the ``n`` claims the CPU runner skips: how many of them ``passed`` on a GPU
+    runner (``stale``: only in runs of an earlier version of the page), and how many never ran there."""
+    if not 0 <= passed <= n:
+        raise ValueError(f"passed must be between 0 and n={n}, got {passed}")
+    if not n:
+        return ""
+    verb = "needs" if n == 1 else "need"
+    if not passed:
+        return f" (and {n} that {verb} CUDA, not yet run on a GPU runner)"
+    where = "a GPU runner" + (", for an earlier version of this page" if stale else "")
+    done = f"{passed} passed" if passed < n else "passed" if n == 1 else "all passed"
+    rest = "" if passed == n else f"; {n - passed} not yet run there"
+    return f" (and {n} that {verb} CUDA: {done} on {where}{rest})"
