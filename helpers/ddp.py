@@ -503,12 +503,14 @@ def _nccl_all_reduce(rank: int, world: int) -> dict[str, Any]:
 
 
 def _listeners(rank: int, world: int, probe_store: bool = False) -> dict[str, Any]:
-    """Local addresses of this process's listening TCP sockets (Linux /proc), e.g. ['127.0.0.1:43121'].
+    """Local addresses of this process's listening TCP sockets (Linux /proc), e.g. ['127.0.0.1:43121'],
+    and (``connected``) those of its connected ones: gloo's pairs, which torch 2.0's gloo keeps after
+    closing its listening sockets.
 
     ``probe_store=True`` (rank 0 only) then also starts the TCPStore that ``env://`` would use, asked for
     host 127.0.0.1, and reports where it listens (``store_listening``): the counterfactual to file://.
     """
-    out: dict[str, Any] = {"listening": _listening_addresses()}
+    out: dict[str, Any] = {"listening": _listening_addresses(), "connected": _listening_addresses("01")}
     if probe_store and rank == 0:
         store = dist.TCPStore(
             "127.0.0.1", 0, world_size=1, is_master=True, timeout=datetime.timedelta(seconds=5)
@@ -519,7 +521,9 @@ def _listeners(rank: int, world: int, probe_store: bool = False) -> dict[str, An
     return out
 
 
-def _listening_addresses() -> list[str]:
+def _listening_addresses(state: str = "0A") -> list[str]:
+    """Local addresses of this process's TCP sockets in ``state`` (/proc/net/tcp's hex code: 0A listening,
+    01 established)."""
     inodes = set()
     for fd in os.listdir("/proc/self/fd"):
         try:
@@ -536,7 +540,7 @@ def _listening_addresses() -> list[str]:
             continue
         for line in lines:
             cols = line.split()
-            if cols[3] != "0A" or cols[9] not in inodes:  # 0A = LISTEN
+            if cols[3] != state or cols[9] not in inodes:
                 continue
             hex_ip, hex_port = cols[1].split(":")
             raw = bytes.fromhex(hex_ip)

@@ -61,6 +61,8 @@ def test_workers_listen_on_loopback_only_but_a_tcpstore_does_not():
     assert [status for status, _ in result] == ["ok", "ok"], result
     addrs = [a for status, res in result for a in res["listening"]]
     assert addrs and all(a.startswith("127.0.0.1:") for a in addrs), addrs
+    pairs = [a for status, res in result for a in res["connected"]]  # gloo's connected pairs
+    assert pairs and all(a.startswith("127.0.0.1:") for a in pairs), pairs
     store = result[0][1]["store_listening"]
     assert len(store) == 1 and set(store[0].rsplit(":", 1)[0]) <= set("0.:"), store  # 0.0.0.0 or [::]
     assert "store_listening" not in result[1][1]
