@@ -239,6 +239,9 @@ def test_gpu_summary_and_cpu_span():
     assert m.gpu_summary("00_x", ["C1", "C2"]) == ["NVIDIA H200, torch 2.11: 1 of 2 hold"]
     gpu.set_results("00_x", {"C1": ClaimResult("pass"), "C2": ClaimResult("pass")})
     assert m.gpu_summary("00_x", ["C1", "C2"], short=True) == ["H200, torch 2.11: all 2 hold"]
+    assert m.gpu_summary("00_x", ["C1", "C2", "C3"]) == [
+        "NVIDIA H200, torch 2.11: all 2 that ran hold; 1 did not run there"
+    ]
     assert Matrix(cpu).gpu_summary("00_x", ["C1"]) == []
 
 

@@ -116,11 +116,14 @@ class Matrix:
 
     def gpu_summary(self, stem: str, cids: list[str], short: bool = False) -> list[str]:
         """Per GPU record, how many of the notebook's claims held there: "NVIDIA H200, torch 2.11: 23 of 24
-        hold" (``short``: "H200, torch 2.11: …")."""
+        hold", or "all 21 that ran hold; 3 did not run there" when some were skipped there or are newer than
+        the record (``short``: "H200, torch 2.11: …")."""
         out = []
         for rec in self.gpu:
             passed, tried = self.tally(rec, stem, cids)
             word = f"all {passed} hold" if tried and passed == tried else f"{passed} of {tried} hold"
+            if tried < len(cids):  # skipped there, or added to the page since
+                word = word.replace(" hold", " that ran hold") + f"; {len(cids) - tried} did not run there"
             stale = " (an earlier revision)" if self.stale(rec, stem) else ""
             device = rec.device.removeprefix("NVIDIA ") if short else rec.device
             out.append(f"{device}, torch {minor(rec.torch)}: {word}{stale}")
