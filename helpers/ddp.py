@@ -510,18 +510,18 @@ def _listeners(rank: int, world: int, probe_store: bool = False) -> dict[str, An
     ``probe_store=True`` (rank 0 only) then also starts the TCPStore that ``env://`` would use, asked for
     host 127.0.0.1, and reports where it listens (``store_listening``): the counterfactual to file://.
     """
-    out: dict[str, Any] = {"listening": _listening_addresses(), "connected": _listening_addresses("01")}
+    out: dict[str, Any] = {"listening": _tcp_addresses(), "connected": _tcp_addresses("01")}
     if probe_store and rank == 0:
         store = dist.TCPStore(
             "127.0.0.1", 0, world_size=1, is_master=True, timeout=datetime.timedelta(seconds=5)
         )
         port = store.port
-        out["store_listening"] = [a for a in _listening_addresses() if a.endswith(f":{port}")]
+        out["store_listening"] = [a for a in _tcp_addresses() if a.endswith(f":{port}")]
         del store
     return out
 
 
-def _listening_addresses(state: str = "0A") -> list[str]:
+def _tcp_addresses(state: str = "0A") -> list[str]:
     """Local addresses of this process's TCP sockets in ``state`` (/proc/net/tcp's hex code: 0A listening,
     01 established)."""
     inodes = set()

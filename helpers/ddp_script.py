@@ -43,8 +43,8 @@ def main() -> None:
     # launch then timed out); the teardown lets gloo's threads abort ("terminate called without an active
     # exception", SIGABRT), which torchrun reports as a failed rank: seen 2 times in 4 runs under torch
     # 2.11 here; DESIGN.md measured the same fix for mp.spawn workers (0 aborts in 60). Notebook 13's
-    # train_ddp.py, which a reader copies, keeps destroy_process_group(): no hang in 12 launches under
-    # torch 2.0.1 (review) nor in any matrix run.
+    # train_ddp.py, which a reader copies, keeps destroy_process_group(): it hung in 0 of 12 launches
+    # under torch 2.0.1 (against 1 in 8 for this script), which does not rule the hang out there.
     sys.stdout.flush()
     sys.stderr.flush()
     os._exit(0)
