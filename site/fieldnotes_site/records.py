@@ -40,7 +40,7 @@ class Matrix:
         """How many of ``cids`` passed in some GPU run, and whether each such run had an earlier revision
         of the notebook (True only when every run that passed one is stale)."""
         passed = {
-            cid: [r for r in self.gpu if (res := r.result(stem, cid)) and res.result == "pass"]
+            cid: [r for r, res in self.results(stem, cid, self.gpu) if res and res.result == "pass"]
             for cid in cids
         }
         runs = [r for recs in passed.values() for r in recs]
@@ -121,9 +121,10 @@ class Matrix:
         out = []
         for rec in self.gpu:
             passed, tried = self.tally(rec, stem, cids)
-            word = f"all {passed} hold" if tried and passed == tried else f"{passed} of {tried} hold"
-            if tried < len(cids):  # skipped there, or added to the page since
-                word = word.replace(" hold", " that ran hold") + f"; {len(cids) - tried} did not run there"
+            count = f"all {passed}" if tried and passed == tried else f"{passed} of {tried}"
+            # skipped there, or added to the page since
+            missing = len(cids) - tried
+            word = f"{count} that ran hold; {missing} did not run there" if missing else f"{count} hold"
             stale = " (an earlier revision)" if self.stale(rec, stem) else ""
             device = rec.device.removeprefix("NVIDIA ") if short else rec.device
             out.append(f"{device}, torch {minor(rec.torch)}: {word}{stale}")
