@@ -245,6 +245,24 @@ def test_gpu_summary_and_cpu_span():
     assert Matrix(cpu).gpu_summary("00_x", ["C1"]) == []
 
 
+def test_gpu_skips_give_the_reason_of_the_current_run():
+    gpu = VerificationRecord("torch-2.11.0-cuda-h200", "2.11.0", "NVIDIA H200", "d")
+    gpu.set_results(
+        "13_x",
+        {
+            "C1": ClaimResult("pass"),
+            "C2": ClaimResult("skipped", "needs 2 GPUs"),
+            "C3": ClaimResult("skipped", "needs 2 GPUs"),
+            "C4": ClaimResult("fail", "boom"),
+        },
+    )
+    gpu.notebooks["13_x"] = {"source_hash": "abc"}
+    cids = ["C1", "C2", "C3", "C4", "C5"]
+    assert Matrix([gpu], {"13_x": "abc"}).gpu_skips("13_x", cids) == {"needs 2 GPUs": 2}
+    # a skip in a run of an earlier version of the page is not today's reason
+    assert Matrix([gpu], {"13_x": "changed"}).gpu_skips("13_x", cids) == {}
+
+
 def test_output_mismatches_compare_as_nbval_does():
     """A changed printed value is a mismatch; an ignore-output cell, a changed figure, an object address
     (nbval's sanitizer) and a line printed in two chunks are not."""

@@ -318,6 +318,38 @@ def test_the_stamp_says_how_many_gpu_claims_ran_on_a_gpu(n, passed, stale, says)
     assert gpu_clause(n, passed, stale) == says
 
 
+@pytest.mark.parametrize(
+    "n, passed, skipped, says",
+    [
+        (
+            4,
+            3,
+            {"needs 2 GPUs": 1},
+            " (and 4 that need CUDA: 3 passed on a GPU runner; 1 skipped there (needs 2 GPUs))",
+        ),
+        (
+            3,
+            0,
+            {"needs 2 GPUs": 1},
+            " (and 3 that need CUDA: 1 skipped on a GPU runner (needs 2 GPUs); 2 not yet run there)",
+        ),
+        (
+            5,
+            2,
+            {"a": 1, "b": 1},
+            " (and 5 that need CUDA: 2 passed on a GPU runner; 1 skipped there (a); 1 skipped there (b); "
+            "1 not yet run there)",
+        ),
+    ],
+)
+def test_the_stamp_gives_the_reason_a_gpu_runner_skipped_a_claim(n, passed, skipped, says):
+    assert gpu_clause(n, passed, False, skipped) == says
+
+
 def test_the_stamp_refuses_more_passes_than_claims():
     with pytest.raises(ValueError, match="between 0 and n=2"):
         gpu_clause(2, 3, False)
+    with pytest.raises(ValueError, match="at most n=2"):
+        gpu_clause(2, 1, False, {"needs 2 GPUs": 2})
+    with pytest.raises(ValueError, match="must be positive"):
+        gpu_clause(2, 1, False, {"needs 2 GPUs": 0})

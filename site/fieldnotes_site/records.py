@@ -48,6 +48,20 @@ class Matrix:
             self.stale(r, stem) for r in runs
         )
 
+    def gpu_skips(self, stem: str, cids: list[str]) -> dict[str, int]:
+        """Of ``cids``, those no GPU run passed but the current one skipped: how many for each reason the
+        run gave (e.g. {"needs 2 GPUs": 1}). A claim no current GPU run reached is in none."""
+        reasons: dict[str, int] = {}
+        for cid in cids:
+            results = [(r, res) for r, res in self.results(stem, cid, self.gpu) if res]
+            if any(res.result == "pass" for _, res in results):
+                continue
+            skipped = [res for r, res in results if res.result == "skipped" and not self.stale(r, stem)]
+            if skipped:
+                why = skipped[-1].detail or "skipped"
+                reasons[why] = reasons.get(why, 0) + 1
+        return reasons
+
     def results(self, stem: str, cid: str, records: list[VerificationRecord] | None = None) -> list:
         return [(r, r.result(stem, cid)) for r in (self.cpu if records is None else records)]
 
