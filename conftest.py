@@ -9,6 +9,18 @@ _bin = os.path.dirname(sys.executable)
 if _bin not in os.environ.get("PATH", "").split(os.pathsep):
     os.environ["PATH"] = _bin + os.pathsep + os.environ.get("PATH", "")
 
+# A notebook's kernel that dies at start-up (a port taken between jupyter_client's pick and the kernel's
+# bind, with many kernels starting at once) is started again instead of failing every cell: tools/kernels.py.
+try:
+    import nbval.kernel
+except ImportError:  # a run without nbval
+    pass
+else:
+    from tools.kernels import retrying
+
+    if not hasattr(nbval.kernel.start_new_kernel, "__wrapped__"):
+        nbval.kernel.start_new_kernel = retrying(nbval.kernel.start_new_kernel, what="nbval kernel")
+
 
 def pytest_collection_modifyitems(config, items):
     """Under xdist (`make test`: --dist loadfile --no-loadscope-reorder), the longest files first, so that

@@ -22,6 +22,7 @@ from nbclient import NotebookClient
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from tools.kernels import retrying  # noqa: E402
 from tools.notebooks import NB_DIR, ROOT, ledger, metadata, source_hash, stamp_metadata  # noqa: E402
 
 # The kernel inherits PATH: make the venv's tools (e.g. `dot`) visible without activating it.
@@ -58,7 +59,12 @@ def device_label() -> str:
 
 
 def run_notebook(nb: nbformat.NotebookNode, timeout: int = 600, allow_errors: bool = False) -> None:
-    """Execute ``nb`` in place with the project's kernel settings (also used by tools/load_test.py)."""
+    """Execute ``nb`` in place with the project's kernel settings (also used by tools/load_test.py). A
+    kernel that dies at start-up is started again (tools/kernels.py); no cell has run then."""
+    retrying(_run_once, what="notebook kernel")(nb, timeout, allow_errors)
+
+
+def _run_once(nb: nbformat.NotebookNode, timeout: int, allow_errors: bool) -> None:
     client = NotebookClient(
         nb,
         timeout=timeout,
