@@ -31,7 +31,7 @@ def test_a_kernel_that_died_at_startup_is_started_again_and_logged(tmp_path, mon
     assert retrying(start, tries=3, what="nbval kernel")("python3", stderr=None) == "started python3"
     assert len(calls) == 3 and all(c is not None for c in calls)  # a file in place of nbval's devnull
     lines = log.read_text().splitlines()
-    assert [ln.split(" ", 1)[1] for ln in lines if "attempt" in ln] == [
+    assert [ln.split(" ", 2)[2] for ln in lines if "attempt" in ln] == [
         "nbval kernel: attempt 1 died at start-up",
         "nbval kernel: attempt 2 died at start-up",
     ]
@@ -59,9 +59,9 @@ def test_died_at_startup_and_nbval_is_wrapped():
     assert hasattr(nbval.kernel.start_new_kernel, "__wrapped__")  # conftest.py
 
 
-def test_a_real_kernel_death_at_startup_is_retried(tmp_path, monkeypatch):
-    """The real nbval call, its first kernel made to exit at once (a kernel spec whose first launch exits):
-    the retry starts a working kernel."""
+def flaky_kernel_spec(tmp_path, name: str) -> None:
+    """A kernel spec ``name`` under ``tmp_path`` (put first on JUPYTER_PATH) whose first launch exits at
+    once, as a kernel whose port was taken does; later launches start a real ipykernel."""
     import json
     import sys
 
@@ -75,18 +75,56 @@ def test_a_real_kernel_death_at_startup_is_retried(tmp_path, monkeypatch):
         "from ipykernel import kernelapp\n"
         "kernelapp.launch_new_instance()\n"
     )
-    spec = tmp_path / "kernels" / "flaky"
+    spec = tmp_path / "kernels" / name
     spec.mkdir(parents=True)
-    (spec / "kernel.json").write_text(
-        json.dumps({"argv": [sys.executable, str(script), "-f", "{connection_file}"], "language": "python"})
-    )
+    argv = [sys.executable, str(script), "-f", "{connection_file}"]
+    (spec / "kernel.json").write_text(json.dumps({"argv": argv, "display_name": name, "language": "python"}))
+
+
+def test_nbval_starts_a_kernel_that_died_at_startup_again(tmp_path, monkeypatch):
+    """nbval's own RunningKernel (as each notebook's setup makes it, stderr to devnull), its first kernel
+    exiting at once: the retry starts a working one, and the log has the first one's stderr."""
+    flaky_kernel_spec(tmp_path, "flaky")
     monkeypatch.setenv("JUPYTER_PATH", str(tmp_path))
     log = tmp_path / "kernels.log"
     monkeypatch.setenv("FIELDNOTES_KERNEL_LOG", str(log))
-    km, kc = nbval.kernel.start_new_kernel(startup_timeout=60, kernel_name="flaky", stderr=None)
+    kernel = nbval.kernel.RunningKernel("flaky", cwd=str(tmp_path), startup_timeout=60)
     try:
-        assert kc.is_alive()
+        assert kernel.is_alive()
     finally:
-        kc.stop_channels()
-        km.shutdown_kernel(now=True)
-    assert "attempt 1 died at start-up" in log.read_text() and "port taken" in log.read_text()
+        kernel.stop()
+    text = log.read_text()
+    assert f"nbval kernel in {tmp_path}: attempt 1 died at start-up" in text and "port taken" in text
+    assert "attempt 2" not in text
+
+
+def test_the_executor_starts_a_kernel_that_died_at_startup_again(tmp_path, monkeypatch, capfd):
+    """tools/execute.run_notebook, whose kernel "python3" first exits at once: the notebook runs in full,
+    once, and no cleanup handler of the failed start is left to fail at exit."""
+    import atexit
+
+    import nbformat
+    from nbformat.v4 import new_code_cell, new_notebook
+
+    from tools.execute import run_notebook
+
+    flaky_kernel_spec(tmp_path, "python3")
+    monkeypatch.setenv("JUPYTER_PATH", str(tmp_path))
+    log = tmp_path / "kernels.log"
+    monkeypatch.setenv("FIELDNOTES_KERNEL_LOG", str(log))
+    registered, unregistered = [], []
+    real_register, real_unregister = atexit.register, atexit.unregister
+    monkeypatch.setattr(
+        atexit, "register", lambda f, *a, **k: (registered.append(f), real_register(f, *a, **k))[1]
+    )
+    monkeypatch.setattr(atexit, "unregister", lambda f: (unregistered.append(f), real_unregister(f))[1])
+    nb = new_notebook(cells=[new_code_cell("print(6 * 7)")])
+    run_notebook(nb, timeout=60)
+    assert [o["text"] for o in nb.cells[0].outputs] == ["42\n"]
+    assert "notebook kernel: attempt 1 died at start-up" in log.read_text()
+    assert "port taken" in capfd.readouterr().err  # the kernel's stderr is this process's
+    # two clients each registered a cleanup at exit; the failed one's (its kernel already gone, so the
+    # handler would fail at exit) is unregistered as well as the finished one's
+    assert len(registered) == 2 and registered[0].__self__.km is None
+    assert all(f in unregistered for f in registered)
+    nbformat.validate(nb)

@@ -245,7 +245,7 @@ def test_gpu_summary_and_cpu_span():
     assert Matrix(cpu).gpu_summary("00_x", ["C1"]) == []
 
 
-def test_gpu_skips_give_the_reason_of_the_current_run():
+def test_gpu_unpassed_gives_the_skip_reasons_and_failures_of_the_current_run():
     gpu = VerificationRecord("torch-2.11.0-cuda-h200", "2.11.0", "NVIDIA H200", "d")
     gpu.set_results(
         "13_x",
@@ -258,9 +258,14 @@ def test_gpu_skips_give_the_reason_of_the_current_run():
     )
     gpu.notebooks["13_x"] = {"source_hash": "abc"}
     cids = ["C1", "C2", "C3", "C4", "C5"]
-    assert Matrix([gpu], {"13_x": "abc"}).gpu_skips("13_x", cids) == {"needs 2 GPUs": 2}
-    # a skip in a run of an earlier version of the page is not today's reason
-    assert Matrix([gpu], {"13_x": "changed"}).gpu_skips("13_x", cids) == {}
+    assert Matrix([gpu], {"13_x": "abc"}).gpu_unpassed("13_x", cids) == ({"needs 2 GPUs": 2}, 1)
+    # a skip or failure in a run of an earlier version of the page is not today's outcome
+    assert Matrix([gpu], {"13_x": "changed"}).gpu_unpassed("13_x", cids) == ({}, 0)
+    # a claim another GPU run passed is neither skipped nor failed
+    other = VerificationRecord("torch-2.12.0-cuda-h100", "2.12.0", "NVIDIA H100", "d")
+    other.set_results("13_x", {"C2": ClaimResult("pass"), "C4": ClaimResult("pass")})
+    other.notebooks["13_x"] = {"source_hash": "abc"}
+    assert Matrix([gpu, other], {"13_x": "abc"}).gpu_unpassed("13_x", cids) == ({"needs 2 GPUs": 1}, 0)
 
 
 def test_output_mismatches_compare_as_nbval_does():

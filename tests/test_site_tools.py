@@ -319,31 +319,36 @@ def test_the_stamp_says_how_many_gpu_claims_ran_on_a_gpu(n, passed, stale, says)
 
 
 @pytest.mark.parametrize(
-    "n, passed, skipped, says",
+    "n, passed, skipped, failed, says",
     [
         (
             4,
             3,
             {"needs 2 GPUs": 1},
-            " (and 4 that need CUDA: 3 passed on a GPU runner; 1 skipped there (needs 2 GPUs))",
+            0,
+            " (and 4 that need CUDA: 3 passed on a GPU runner; 1 skipped there: needs 2 GPUs)",
         ),
         (
             3,
             0,
             {"needs 2 GPUs": 1},
-            " (and 3 that need CUDA: 1 skipped on a GPU runner (needs 2 GPUs); 2 not yet run there)",
+            0,
+            " (and 3 that need CUDA: 1 skipped on a GPU runner: needs 2 GPUs; 2 not yet run there)",
         ),
         (
-            5,
+            6,
             2,
             {"a": 1, "b": 1},
-            " (and 5 that need CUDA: 2 passed on a GPU runner; 1 skipped there (a); 1 skipped there (b); "
-            "1 not yet run there)",
+            1,
+            " (and 6 that need CUDA: 2 passed on a GPU runner; 1 failed there; 1 skipped there: a; "
+            "1 skipped there: b; 1 not yet run there)",
         ),
+        (2, 0, {}, 2, " (and 2 that need CUDA: 2 failed on a GPU runner)"),
+        (1, 0, {"x" * 100: 1}, 0, f" (and 1 that needs CUDA: 1 skipped on a GPU runner: {'x' * 79}…)"),
     ],
 )
-def test_the_stamp_gives_the_reason_a_gpu_runner_skipped_a_claim(n, passed, skipped, says):
-    assert gpu_clause(n, passed, False, skipped) == says
+def test_the_stamp_says_what_became_of_the_gpu_claims_that_did_not_pass(n, passed, skipped, failed, says):
+    assert gpu_clause(n, passed, False, skipped, failed) == says
 
 
 def test_the_stamp_refuses_more_passes_than_claims():
@@ -351,5 +356,9 @@ def test_the_stamp_refuses_more_passes_than_claims():
         gpu_clause(2, 3, False)
     with pytest.raises(ValueError, match="at most n=2"):
         gpu_clause(2, 1, False, {"needs 2 GPUs": 2})
+    with pytest.raises(ValueError, match="at most n=2"):
+        gpu_clause(2, 1, False, {"needs 2 GPUs": 1}, failed=1)
     with pytest.raises(ValueError, match="must be positive"):
         gpu_clause(2, 1, False, {"needs 2 GPUs": 0})
+    with pytest.raises(ValueError, match="failed not negative"):
+        gpu_clause(2, 1, False, failed=-1)

@@ -10,6 +10,7 @@ Figures are written to figures/ during execution only (FIELDNOTES_SAVE_FIGURES=1
 from __future__ import annotations
 
 import argparse
+import atexit
 import datetime as dt
 import os
 import platform
@@ -60,7 +61,8 @@ def device_label() -> str:
 
 def run_notebook(nb: nbformat.NotebookNode, timeout: int = 600, allow_errors: bool = False) -> None:
     """Execute ``nb`` in place with the project's kernel settings (also used by tools/load_test.py). A
-    kernel that dies at start-up is started again (tools/kernels.py); no cell has run then."""
+    kernel that dies at start-up is started again (tools/kernels.py); no cell has run then. Its stderr is
+    this process's own (the run's log), so the retry log names the attempt only."""
     retrying(_run_once, what="notebook kernel")(nb, timeout, allow_errors)
 
 
@@ -81,7 +83,13 @@ def _run_once(nb: nbformat.NotebookNode, timeout: int, allow_errors: bool) -> No
         # machine's install paths (nbval ignores tracebacks; interactive runs keep full ones).
         extra_arguments=["--IPKernelApp.log_level=ERROR", "--InteractiveShell.xmode=Minimal"],
     )
-    client.execute()
+    try:
+        client.execute()
+    except RuntimeError:
+        # nbclient registers its kernel cleanup at exit before the start can fail, and a failed start has
+        # already cleaned up: that handler would then fail at exit (an AssertionError per failed start)
+        atexit.unregister(client._cleanup_kernel)
+        raise
 
 
 def execute(path: Path, timeout: int) -> tuple[float, int]:

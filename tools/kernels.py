@@ -6,8 +6,9 @@ kernel) another process can take one in between; the kernel then exits at start-
 every cell of that notebook as "Kernel died before replying to kernel_info" (2 of 17 notebooks in one of
 two runs there, none in the other; nbmake's issue #129 shows the same error with "Address already in use"
 under xdist). A kernel that died before it ran anything is started again, up to ``tries`` times; every
-start-up failure is appended, with the kernel's last stderr lines, to the file named by
-``$FIELDNOTES_KERNEL_LOG`` (tools/gpu/run.sh brings it back), so a retry is never silent.
+start-up failure is appended to the file named by ``$FIELDNOTES_KERNEL_LOG`` (tools/gpu/run.sh brings it
+back), so a retry is never silent: with the kernel's last stderr lines where the call takes a ``stderr``
+(nbval's), else the kernel writes them to the caller's own stderr.
 """
 
 from __future__ import annotations
@@ -31,14 +32,18 @@ def died_at_startup(exc: BaseException) -> bool:
 
 
 def note_failed_start(what: str, attempt: int, stderr: str = "") -> None:
-    """Append one start-up failure to ``$FIELDNOTES_KERNEL_LOG`` (nothing when it is unset)."""
+    """Append one start-up failure to ``$FIELDNOTES_KERNEL_LOG`` (nothing when it is unset): when, which
+    xdist worker, ``what`` and the attempt, then the last lines of ``stderr`` that say something (a
+    traceback's ``^^^`` markers left out)."""
     path = os.environ.get("FIELDNOTES_KERNEL_LOG")
     if not path:
         return
-    tail = "\n".join(stderr.strip().splitlines()[-5:])
+    lines = [ln for ln in stderr.strip().splitlines() if ln.strip(" ^~")]
+    tail = "".join(f"    {ln}\n" for ln in lines[-4:])
     stamp = dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")
+    worker = os.environ.get("PYTEST_XDIST_WORKER", "-")
     with open(path, "a", encoding="utf-8") as f:
-        f.write(f"{stamp} {what}: attempt {attempt} died at start-up\n" + (f"{tail}\n" if tail else ""))
+        f.write(f"{stamp} {worker} {what}: attempt {attempt} died at start-up\n{tail}")
 
 
 def retrying(start: Callable[..., T], tries: int = 3, what: str = "kernel") -> Callable[..., T]:
@@ -59,7 +64,8 @@ def retrying(start: Callable[..., T], tries: int = 3, what: str = "kernel") -> C
                     if not died_at_startup(exc):
                         raise
                     err.seek(0)
-                    note_failed_start(what, attempt, err.read().decode(errors="replace"))
+                    where = f"{what} in {kwargs['cwd']}" if kwargs.get("cwd") else what
+                    note_failed_start(where, attempt, err.read().decode(errors="replace"))
                     if attempt == tries:
                         raise
         raise AssertionError("unreachable")  # pragma: no cover

@@ -48,19 +48,23 @@ class Matrix:
             self.stale(r, stem) for r in runs
         )
 
-    def gpu_skips(self, stem: str, cids: list[str]) -> dict[str, int]:
-        """Of ``cids``, those no GPU run passed but the current one skipped: how many for each reason the
-        run gave (e.g. {"needs 2 GPUs": 1}). A claim no current GPU run reached is in none."""
+    def gpu_unpassed(self, stem: str, cids: list[str]) -> tuple[dict[str, int], int]:
+        """Of ``cids``, those no GPU run passed, as a current GPU run left them: how many it skipped for
+        each reason it gave (e.g. {"needs 2 GPUs": 1}), and how many failed or were not reached there. A
+        claim no current GPU run has (newer than the runs) is in neither; a failure outranks a skip."""
         reasons: dict[str, int] = {}
+        failed = 0
         for cid in cids:
             results = [(r, res) for r, res in self.results(stem, cid, self.gpu) if res]
             if any(res.result == "pass" for _, res in results):
                 continue
-            skipped = [res for r, res in results if res.result == "skipped" and not self.stale(r, stem)]
-            if skipped:
-                why = skipped[-1].detail or "skipped"
+            current = [res for r, res in results if not self.stale(r, stem)]
+            if any(res.result in ("fail", "not reached") for res in current):
+                failed += 1
+            elif current:
+                why = next((res.detail for res in current if res.detail), "") or "no reason given"
                 reasons[why] = reasons.get(why, 0) + 1
-        return reasons
+        return reasons, failed
 
     def results(self, stem: str, cid: str, records: list[VerificationRecord] | None = None) -> list:
         return [(r, r.result(stem, cid)) for r in (self.cpu if records is None else records)]

@@ -37,6 +37,7 @@ rm -rf "$KIT"
 export PYTHONPATH="$KIT:$PWD${PYTHONPATH:+:$PYTHONPATH}" PATH="$KIT/bin:$PATH" PYTHONUNBUFFERED=1
 # a kernel that dies at start-up (16 starting at once) is started again; each such retry is logged here
 export FIELDNOTES_KERNEL_LOG="$OUT/kernel-starts.log"
+: > "$FIELDNOTES_KERNEL_LOG"
 ln -sf graphviz-pure "$KIT/bin/dot"
 "$PY" -c "import nbval, nbclient, ipykernel, torchinfo, torchviz, opacus, helpers; print('kit: imports ok')" \
   || { echo "kit: an import failed"; exit 2; }
@@ -62,7 +63,7 @@ step "nbval: the stored outputs compared on this device ($JOBS workers)"
 OMP_NUM_THREADS=1 timeout "${NBVAL_TIMEOUT:-300}" "$PY" -m pytest -q -n "$JOBS" --dist loadfile --no-loadscope-reorder --nbval \
   $NOTEBOOKS -rfE -p no:benchmark --junitxml="$OUT/nbval.xml" -o junit_logging=no || status=1
 
-step "bring back ($(cat "$FIELDNOTES_KERNEL_LOG" 2>/dev/null | grep -c 'died at start-up') kernel start-ups retried)"
+step "bring back ($(cat "$FIELDNOTES_KERNEL_LOG" 2>/dev/null | grep -c 'died at start-up') kernel start-ups failed; each kernel gets 3 tries)"
 tar czf "$OUT/executed.tar.gz" _build/gpu-executed figures \
   2>/dev/null || true
 ls -la "$OUT"

@@ -17,10 +17,9 @@ class StampDirective(_Directive):
         # One line until opened (the first lesson starts on screen one): what was verified, and when.
         box = nodes.container(classes=["fn-stamp"])
         cids = [e.cid for e in nb.skipped]
+        skipped, failed = s.matrix.gpu_unpassed(nb.path.stem, cids)
         gpu_only = gpu_clause(
-            len(cids),
-            *s.matrix.gpu_passed(nb.path.stem, cids),
-            skipped=s.matrix.gpu_skips(nb.path.stem, cids),
+            len(cids), *s.matrix.gpu_passed(nb.path.stem, cids), skipped=skipped, failed=failed
         )
         box += nodes.raw("", '<details class="fn-stamp-more"><summary>', format="html")
         box += nodes.inline(
@@ -67,28 +66,40 @@ class StampDirective(_Directive):
         return [box]
 
 
-def gpu_clause(n: int, passed: int, stale: bool, skipped: dict[str, int] | None = None) -> str:
+def gpu_clause(
+    n: int, passed: int, stale: bool, skipped: dict[str, int] | None = None, failed: int = 0
+) -> str:
     """What the stamp says of the ``n`` claims the CPU runner skips: how many of them ``passed`` on a GPU
-    runner (``stale``: only in runs of an earlier version of the page), how many the GPU runner skipped
-    too, for each reason it gave (``skipped``: reason -> count, e.g. a claim that needs two GPUs), and how
-    many never ran there."""
+    runner (``stale``: only in runs of an earlier version of the page); of the others, how many the
+    current GPU run skipped too, for each reason it gave (``skipped``: reason -> count, e.g. a claim that
+    needs two GPUs), how many ``failed`` there, and how many never ran there."""
     skipped = skipped or {}
     if not 0 <= passed <= n:
         raise ValueError(f"passed must be between 0 and n={n}, got {passed}")
-    if any(k <= 0 for k in skipped.values()) or passed + sum(skipped.values()) > n:
-        raise ValueError(f"skipped counts must be positive and, with passed, at most n={n}: {skipped}")
+    if failed < 0 or any(k <= 0 for k in skipped.values()) or passed + failed + sum(skipped.values()) > n:
+        raise ValueError(
+            f"skipped counts must be positive, failed not negative, and with passed at most n={n}: "
+            f"skipped {skipped}, failed {failed}"
+        )
     if not n:
         return ""
     verb = "needs" if n == 1 else "need"
-    rest = [f"{k} skipped there ({why})" for why, k in skipped.items()]
-    unrun = n - passed - sum(skipped.values())
-    if not passed:
-        if not skipped:
-            return f" (and {n} that {verb} CUDA, not yet run on a GPU runner)"
-        rest[0] = rest[0].replace("there", "on a GPU runner", 1)
-        tail = [f"{unrun} not yet run there"] if unrun else []
-        return f" (and {n} that {verb} CUDA: " + "; ".join(rest + tail) + ")"
-    where = "a GPU runner" + (", for an earlier version of this page" if stale else "")
-    done = f"{passed} passed" if passed < n else "passed" if n == 1 else "all passed"
-    rest += [f"{unrun} not yet run there"] if unrun else []
-    return f" (and {n} that {verb} CUDA: {done} on {where}" + "".join(f"; {r}" for r in rest) + ")"
+    unrun = n - passed - failed - sum(skipped.values())
+    if not (passed or failed or skipped):
+        return f" (and {n} that {verb} CUDA, not yet run on a GPU runner)"
+    parts = []
+    if passed:
+        where = "a GPU runner" + (", for an earlier version of this page" if stale else "")
+        done = f"{passed} passed" if passed < n else "passed" if n == 1 else "all passed"
+        parts.append(f"{done} on {where}")
+    on = "there" if passed else "on a GPU runner"  # the runner named once, in the first part
+    if failed:
+        parts.append(f"{failed} failed {on}")
+        on = "there"
+    for why, k in skipped.items():
+        short = why if len(why) <= 80 else why[:79] + "…"
+        parts.append(f"{k} skipped {on}: {short}")
+        on = "there"
+    if unrun:
+        parts.append(f"{unrun} not yet run there")
+    return f" (and {n} that {verb} CUDA: " + "; ".join(parts) + ")"
