@@ -245,7 +245,7 @@ def test_gpu_summary_and_cpu_span():
     assert Matrix(cpu).gpu_summary("00_x", ["C1"]) == []
 
 
-def test_gpu_unpassed_gives_the_skip_reasons_and_failures_of_the_current_run():
+def test_gpu_outcome_counts_passes_and_the_skips_and_failures_of_the_current_run():
     gpu = VerificationRecord("torch-2.11.0-cuda-h200", "2.11.0", "NVIDIA H200", "d")
     gpu.set_results(
         "13_x",
@@ -258,14 +258,20 @@ def test_gpu_unpassed_gives_the_skip_reasons_and_failures_of_the_current_run():
     )
     gpu.notebooks["13_x"] = {"source_hash": "abc"}
     cids = ["C1", "C2", "C3", "C4", "C5"]
-    assert Matrix([gpu], {"13_x": "abc"}).gpu_unpassed("13_x", cids) == ({"needs 2 GPUs": 2}, 1)
-    # a skip or failure in a run of an earlier version of the page is not today's outcome
-    assert Matrix([gpu], {"13_x": "changed"}).gpu_unpassed("13_x", cids) == ({}, 0)
+    assert Matrix([gpu], {"13_x": "abc"}).gpu_outcome("13_x", cids) == (1, False, {"needs 2 GPUs": 2}, 1)
+    # a skip or failure in a run of an earlier version of the page is not today's outcome; its pass counts,
+    # marked as of an earlier version
+    assert Matrix([gpu], {"13_x": "changed"}).gpu_outcome("13_x", cids) == (1, True, {}, 0)
     # a claim another GPU run passed is neither skipped nor failed
     other = VerificationRecord("torch-2.12.0-cuda-h100", "2.12.0", "NVIDIA H100", "d")
     other.set_results("13_x", {"C2": ClaimResult("pass"), "C4": ClaimResult("pass")})
     other.notebooks["13_x"] = {"source_hash": "abc"}
-    assert Matrix([gpu, other], {"13_x": "abc"}).gpu_unpassed("13_x", cids) == ({"needs 2 GPUs": 1}, 0)
+    assert Matrix([gpu, other], {"13_x": "abc"}).gpu_outcome("13_x", cids) == (
+        3,
+        False,
+        {"needs 2 GPUs": 1},
+        0,
+    )
 
 
 def test_output_mismatches_compare_as_nbval_does():

@@ -1058,9 +1058,9 @@ LAID_OUT_JS = """async () => {
 def test_no_page_scrolls_sideways_and_outputs_wrap(reading):
     """At 390 px (a phone) no page is wider than the screen, no table breaks a word mid-word (nor at
     1280 px) and printed tables keep their columns (they scroll in their box, with a shadow on the edge
-    where more of the table lies: 62 of them on the 17 notebook pages at 11 px, 81 at the 12 px of wider
-    screens); at 1280 px no stored output is cut (outputs wrap), no generated table is wider than its
-    column and the page's contents fit their sidebar."""
+    where more of the table lies; on 2026-11-30, 59 on the 17 notebook pages at 11 px, 81 at the 12 px
+    of wider screens); at 1280 px no stored output is cut (outputs wrap), no generated table is wider
+    than its column and the page's contents fit their sidebar."""
     for width, pages in reading.items():
         for rel, m in pages.items():
             assert m["wide"] <= width, f"{rel} at {width} px scrolls sideways ({m['wide']} px)"

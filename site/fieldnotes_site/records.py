@@ -36,27 +36,19 @@ class Matrix:
         recorded = rec.notebooks.get(stem, {}).get("source_hash")
         return stem in self.current and recorded != self.current[stem]
 
-    def gpu_passed(self, stem: str, cids: list[str]) -> tuple[int, bool]:
-        """How many of ``cids`` passed in some GPU run, and whether each such run had an earlier revision
-        of the notebook (True only when every run that passed one is stale)."""
-        passed = {
-            cid: [r for r, res in self.results(stem, cid, self.gpu) if res and res.result == "pass"]
-            for cid in cids
-        }
-        runs = [r for recs in passed.values() for r in recs]
-        return sum(bool(recs) for recs in passed.values()), bool(runs) and all(
-            self.stale(r, stem) for r in runs
-        )
-
-    def gpu_unpassed(self, stem: str, cids: list[str]) -> tuple[dict[str, int], int]:
-        """Of ``cids``, those no GPU run passed, as a current GPU run left them: how many it skipped for
-        each reason it gave (e.g. {"needs 2 GPUs": 1}), and how many failed or were not reached there. A
-        claim no current GPU run has (newer than the runs) is in neither; a failure outranks a skip."""
-        reasons: dict[str, int] = {}
-        failed = 0
+    def gpu_outcome(self, stem: str, cids: list[str]) -> tuple[int, bool, dict[str, int], int]:
+        """What the GPU runs made of ``cids``: how many passed in some run; whether every run that passed
+        one had an earlier revision of the notebook; and, of the others as a current run left them, how
+        many it skipped for each reason it gave (e.g. {"needs 2 GPUs": 1}) and how many failed or were not
+        reached there. A claim no current run has (newer than the runs) is in neither; a failure outranks
+        a skip. The arguments of pages.stamp.gpu_clause, in its order."""
+        passed, passing_runs, reasons, failed = 0, [], {}, 0
         for cid in cids:
             results = [(r, res) for r, res in self.results(stem, cid, self.gpu) if res]
-            if any(res.result == "pass" for _, res in results):
+            runs = [r for r, res in results if res.result == "pass"]
+            if runs:
+                passed += 1
+                passing_runs += runs
                 continue
             current = [res for r, res in results if not self.stale(r, stem)]
             if any(res.result in ("fail", "not reached") for res in current):
@@ -64,7 +56,8 @@ class Matrix:
             elif current:
                 why = next((res.detail for res in current if res.detail), "") or "no reason given"
                 reasons[why] = reasons.get(why, 0) + 1
-        return reasons, failed
+        stale = bool(passing_runs) and all(self.stale(r, stem) for r in passing_runs)
+        return passed, stale, reasons, failed
 
     def results(self, stem: str, cid: str, records: list[VerificationRecord] | None = None) -> list:
         return [(r, r.result(stem, cid)) for r in (self.cpu if records is None else records)]

@@ -17,10 +17,7 @@ class StampDirective(_Directive):
         # One line until opened (the first lesson starts on screen one): what was verified, and when.
         box = nodes.container(classes=["fn-stamp"])
         cids = [e.cid for e in nb.skipped]
-        skipped, failed = s.matrix.gpu_unpassed(nb.path.stem, cids)
-        gpu_only = gpu_clause(
-            len(cids), *s.matrix.gpu_passed(nb.path.stem, cids), skipped=skipped, failed=failed
-        )
+        gpu_only = gpu_clause(len(cids), *s.matrix.gpu_outcome(nb.path.stem, cids))
         box += nodes.raw("", '<details class="fn-stamp-more"><summary>', format="html")
         box += nodes.inline(
             "",
