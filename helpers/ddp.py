@@ -414,8 +414,8 @@ def _init_broadcast(rank: int, world: int) -> dict[str, Any]:
     """Ranks seed differently; DDP's constructor broadcasts rank 0's weights; editing one replica desyncs
     them.
 
-    Counterfactuals in the same run: one step of an unedited copy keeps the replicas equal, and a draw after
-    the same ``torch.manual_seed(0)`` on every rank is the same on every rank.
+    Counterfactual in the same run: one step of an unedited copy keeps the replicas equal. The RNG state is
+    read before and after ``DDP(...)`` (``rng_untouched``), and each rank's next draw is its own.
     """
     torch.manual_seed(100 + rank)
     model = make_mlp([4, 8, 1], nn.Tanh).double()  # initialised from this rank's own RNG
@@ -431,8 +431,6 @@ def _init_broadcast(rank: int, world: int) -> dict[str, Any]:
     unedited_opt = torch.optim.SGD(unedited.parameters(), lr=0.1)
     F.mse_loss(unedited(x), y).backward()
     unedited_opt.step()
-    torch.manual_seed(0)
-    same_seed_draw = torch.rand(3).tolist()
     if rank == 0:
         with torch.no_grad():
             ddp_model.module[0].weight.add_(1.0)  # a change on one rank only, outside autograd
@@ -447,7 +445,6 @@ def _init_broadcast(rank: int, world: int) -> dict[str, Any]:
         "buffer_after": buffer_after,
         "rng_untouched": rng_untouched,
         "draw": augmentation_draw,
-        "same_seed_draw": same_seed_draw,
         "after_step": _params(ddp_model.module),
         "after_step_unedited": _params(unedited.module),
     }
