@@ -296,3 +296,48 @@ def test_workers_gone_waits_for_a_child_and_validates():
         hd.workers_gone(timeout=-1)
     with pytest.raises(ValueError, match="timeout"):
         hd.workers_gone(timeout=float("nan"))
+
+
+def test_matmul_flops_agrees_with_torchs_flop_counter_on_products_vmap_and_batched_grads():
+    """helpers.flops counts what FlopCounterMode counts for Linear networks: a forward and backward (mm,
+    addmm), vmap(grad) and is_grads_batched (bmm); the formula 2·m·n·k per product for each op."""
+    from torch.func import functional_call, grad, vmap
+    from torch.utils.flop_counter import FlopCounterMode as TorchCounter
+
+    import helpers.flops as hf
+
+    assert hf.FlopCounterMode is TorchCounter  # torch 2.1+: torch's own class
+    model = torch.nn.Sequential(torch.nn.Linear(6, 5), torch.nn.ReLU(), torch.nn.Linear(5, 3))
+    x, y = torch.randn(4, 6), torch.randn(4, 3)
+    params = {k: v.detach() for k, v in model.named_parameters()}
+
+    def one(p, xi, yi):
+        return torch.nn.functional.mse_loss(functional_call(model, p, (xi[None],)), yi[None])
+
+    def per_sample_losses():
+        return torch.nn.functional.mse_loss(model(x), y, reduction="none").sum(1)
+
+    runs = {
+        "forward and backward": lambda: per_sample_losses().sum().backward(),
+        "vmap(grad)": lambda: vmap(grad(one), in_dims=(None, 0, 0))(params, x, y),
+        "is_grads_batched": lambda: torch.autograd.grad(
+            per_sample_losses(), list(model.parameters()), torch.eye(4), is_grads_batched=True
+        ),
+    }
+    for name, run in runs.items():
+        with TorchCounter(display=False) as theirs:
+            run()
+        with hf.MatmulFlops() as ours:
+            run()
+        assert ours.get_total_flops() == theirs.get_total_flops() > 0, name
+    a, b, bias = torch.randn(2, 3), torch.randn(3, 4), torch.randn(4)
+    A, B = torch.randn(5, 2, 3), torch.randn(5, 3, 4)
+    assert hf.matmul_flops(torch.ops.aten.mm.default, (a, b)) == 2 * 2 * 3 * 4
+    assert hf.matmul_flops(torch.ops.aten.addmm.default, (bias, a, b)) == 2 * 2 * 3 * 4
+    assert hf.matmul_flops(torch.ops.aten.bmm.default, (A, B)) == 2 * 5 * 2 * 3 * 4
+    assert hf.matmul_flops(torch.ops.aten.baddbmm.default, (torch.zeros(5, 2, 4), A, B)) == 2 * 5 * 2 * 3 * 4
+    assert hf.matmul_flops(torch.ops.aten.relu.default, (a,)) == 0
+    with pytest.raises(ValueError, match="display must be False"):
+        hf.MatmulFlops(display=True)
+    with pytest.raises(ValueError, match="tuple"):
+        hf.matmul_flops(torch.ops.aten.mm.default, [a, b])
