@@ -4,9 +4,10 @@
 convolutions. For networks of Linear layers that is the products ``mm``, ``addmm`` and, under ``vmap``
 or batched gradients, ``bmm`` and ``baddbmm``, at 2·m·n·k each (a multiply and an add per term).
 :class:`MatmulFlops` counts exactly those at the dispatcher, so it agrees with ``FlopCounterMode`` on
-such networks (tests/test_helpers.py checks it against ``FlopCounterMode``) and stands in for it on
-torch 2.0: :data:`FlopCounterMode` here is torch's class where it exists and :class:`MatmulFlops`
-otherwise. It does not count convolutions.
+such networks in eager grad-mode code, as the pages run them (tests/test_helpers.py checks it against
+``FlopCounterMode``; torch's counter also decomposes composite ops it has no formula for, which this one
+does not), and stands in for it on torch 2.0: :data:`FlopCounterMode` here is torch's class from 2.1 and
+:class:`MatmulFlops` on 2.0. It does not count convolutions.
 """
 
 from __future__ import annotations
@@ -16,12 +17,23 @@ from typing import Any
 import torch
 from torch.utils._python_dispatch import TorchDispatchMode
 
+from helpers.versions import since
+
 __all__ = ["FlopCounterMode", "MatmulFlops", "matmul_flops"]
 
 _aten = torch.ops.aten
 
 
-def matmul_flops(func: Any, args: tuple) -> int:
+#: op -> (positions of the two factors in its arguments, their number of dimensions)
+_PRODUCTS = {
+    _aten.mm: ((0, 1), 2),
+    _aten.addmm: ((1, 2), 2),
+    _aten.bmm: ((0, 1), 3),
+    _aten.baddbmm: ((1, 2), 3),
+}
+
+
+def matmul_flops(func: Any, args: tuple[Any, ...]) -> int:
     """FLOPs of one aten matrix product call, 2·(batch)·m·n·k; 0 for any other op.
 
     ``func`` is an aten op or overload packet (as a ``TorchDispatchMode`` receives it), ``args`` its
@@ -30,19 +42,14 @@ def matmul_flops(func: Any, args: tuple) -> int:
     if not isinstance(args, tuple):
         raise ValueError(f"args must be the op's positional arguments as a tuple, got {type(args).__name__}")
     packet = getattr(func, "overloadpacket", func)
-    if packet is _aten.mm:
-        a, b = args[0], args[1]
-        return 2 * a.shape[0] * a.shape[1] * b.shape[1]
-    if packet is _aten.addmm:
-        a, b = args[1], args[2]
-        return 2 * a.shape[0] * a.shape[1] * b.shape[1]
-    if packet is _aten.bmm:
-        a, b = args[0], args[1]
-        return 2 * a.shape[0] * a.shape[1] * a.shape[2] * b.shape[2]
-    if packet is _aten.baddbmm:
-        a, b = args[1], args[2]
-        return 2 * a.shape[0] * a.shape[1] * a.shape[2] * b.shape[2]
-    return 0
+    if packet not in _PRODUCTS:
+        return 0
+    (i, j), ndim = _PRODUCTS[packet]
+    if len(args) <= j or not all(isinstance(args[k], torch.Tensor) and args[k].dim() == ndim for k in (i, j)):
+        got = [tuple(x.shape) if isinstance(x, torch.Tensor) else type(x).__name__ for x in args]
+        raise ValueError(f"{packet} takes two {ndim}-D tensors at positions {i} and {j}, got {got}")
+    a, b = args[i], args[j]
+    return 2 * a.shape[:-1].numel() * a.shape[-1] * b.shape[-1]
 
 
 class MatmulFlops(TorchDispatchMode):
@@ -68,7 +75,7 @@ class MatmulFlops(TorchDispatchMode):
         return self.flops
 
 
-try:  # torch 2.1+
+if since("2.1"):  # by version, so a failing import on 2.1+ is an error, not a silent fallback
     from torch.utils.flop_counter import FlopCounterMode
-except ImportError:  # torch 2.0: the matrix products alone
+else:  # torch 2.0: the matrix products alone
     FlopCounterMode = MatmulFlops  # type: ignore[misc, assignment]

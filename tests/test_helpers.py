@@ -335,9 +335,33 @@ def test_matmul_flops_agrees_with_torchs_flop_counter_on_products_vmap_and_batch
     assert hf.matmul_flops(torch.ops.aten.mm.default, (a, b)) == 2 * 2 * 3 * 4
     assert hf.matmul_flops(torch.ops.aten.addmm.default, (bias, a, b)) == 2 * 2 * 3 * 4
     assert hf.matmul_flops(torch.ops.aten.bmm.default, (A, B)) == 2 * 5 * 2 * 3 * 4
-    assert hf.matmul_flops(torch.ops.aten.baddbmm.default, (torch.zeros(5, 2, 4), A, B)) == 2 * 5 * 2 * 3 * 4
+    # a 1-D bias: reading the wrong two arguments would raise
+    assert hf.matmul_flops(torch.ops.aten.baddbmm.default, (torch.zeros(4), A, B)) == 2 * 5 * 2 * 3 * 4
     assert hf.matmul_flops(torch.ops.aten.relu.default, (a,)) == 0
     with pytest.raises(ValueError, match="display must be False"):
         hf.MatmulFlops(display=True)
     with pytest.raises(ValueError, match="tuple"):
         hf.matmul_flops(torch.ops.aten.mm.default, [a, b])
+    with pytest.raises(ValueError, match="2-D tensors at positions 1 and 2"):
+        hf.matmul_flops(torch.ops.aten.addmm.default, (a, b))  # the bias left out
+    with pytest.raises(ValueError, match=r"3-D tensors.*\(2, 3\)"):
+        hf.matmul_flops(torch.ops.aten.bmm.default, (a, B))
+
+
+def test_flop_counter_is_the_matmul_count_on_torch_2_0(monkeypatch):
+    """On torch 2.0 (no torch.utils.flop_counter) helpers.flops.FlopCounterMode is MatmulFlops: the module
+    chooses by version, here with the version check answering as torch 2.0 would."""
+    import importlib
+
+    import helpers.flops as hf
+    import helpers.versions as hv
+
+    monkeypatch.setattr(hv, "since", lambda version: hv.parse_version("2.0") >= hv.parse_version(version))
+    try:
+        assert importlib.reload(hf).FlopCounterMode is hf.MatmulFlops
+    finally:
+        monkeypatch.undo()
+        importlib.reload(hf)
+    from torch.utils.flop_counter import FlopCounterMode as TorchCounter
+
+    assert hf.FlopCounterMode is TorchCounter
