@@ -113,6 +113,59 @@ def test_colab_extra_pins_match_the_lock():
     assert extra and all(pin in lock for pin in extra), [p for p in extra if p not in lock]
 
 
+#: Modules Colab preinstalls that the notebooks and helpers import (Colab's own list of packages; the
+#: colab extra in pyproject.toml installs the others).
+COLAB_PREINSTALLED = {
+    "torch",
+    "numpy",
+    "matplotlib",
+    "cv2",
+    "PIL",
+    "psutil",
+    "safetensors",
+    "filelock",
+    "IPython",
+}
+
+
+def test_colab_extra_covers_what_the_notebooks_import():
+    """Every third-party module a notebook or helper imports is preinstalled on Colab or installed by the
+    colab extra (notebook 03's opacus was neither: its Colab link failed at the imports)."""
+    import ast
+    import importlib.metadata as md
+    import sys
+    import tomllib
+    from pathlib import Path
+
+    import nbformat
+
+    root = Path(__file__).resolve().parent.parent
+    sources = [p.read_text(encoding="utf-8") for p in (root / "helpers").glob("*.py")]
+    for nb in sorted((root / "notebooks").glob("*.ipynb")):
+        cells = nbformat.read(nb, as_version=4).cells
+        sources += [
+            c.source for c in cells if c.cell_type == "code" and not c.source.lstrip().startswith("%")
+        ]
+    mods = set()
+    for src in sources:
+        for node in ast.walk(ast.parse(src)):
+            if isinstance(node, ast.Import):
+                mods |= {a.name.split(".")[0] for a in node.names}
+            elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+                mods.add(node.module.split(".")[0])
+    third = {m for m in mods if m not in sys.stdlib_module_names and m not in {"helpers", "fieldnotes"}}
+    assert "opacus" in third and "torch" in third  # the walk found the imports
+    extra = tomllib.loads((root / "pyproject.toml").read_text())["project"]["optional-dependencies"]["colab"]
+    extra_dists = {pin.split("==")[0].lower() for pin in extra}
+    dists = md.packages_distributions()
+    missing = {
+        m for m in third - COLAB_PREINSTALLED if not {d.lower() for d in dists.get(m, [])} & extra_dists
+    }
+    assert not missing, (
+        f"imported by notebooks or helpers, but neither on Colab nor in the colab extra: {missing}"
+    )
+
+
 def test_heading_before_skips_comments_in_fenced_code():
     import nbformat
 
