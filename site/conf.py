@@ -28,7 +28,7 @@ nb_merge_streams = True
 # The toggle of a hidden cell input (the imports; check cells relabel theirs "show the check" in CSS).
 nb_code_prompt_show = "show the code"
 nb_code_prompt_hide = "hide the code"
-myst_enable_extensions = ["dollarmath", "amsmath", "colon_fence", "deflist"]
+myst_enable_extensions = ["dollarmath", "amsmath", "colon_fence", "deflist", "substitution"]
 myst_heading_anchors = 3
 suppress_warnings = ["mystnb.unknown_mime_type", "myst.header"]
 
@@ -50,6 +50,10 @@ templates_path = ["_templates"]  # layout.html: no search scripts on pages other
 from tools.notebooks import repo_url  # noqa: E402
 
 fieldnotes_repo_url = repo_url()
+# index.md says where to clone the project from ({{ repo_url }})
+# (its text without "https://": the theme draws a GitHub logo before a link whose text is its address, from
+# a font the site does not ship)
+myst_substitutions = {"repo_url": f"[{fieldnotes_repo_url.split('://')[-1]}]({fieldnotes_repo_url})"}
 html_theme_options = {
     "repository_url": fieldnotes_repo_url,
     "use_repository_button": False,

@@ -150,7 +150,7 @@ def test_matrix_grid_holds_on_and_changes():
     grid = m.grid("01_x", "C1").astext()
     assert grid.count("fn-pass") == 2 and "fn-fail" in grid
     assert m.holds_on("01_x", ["C1", "C2"]).startswith(
-        "every claim holds on torch 2.11–2.12; on other releases fewer hold (2.10: 1 of 2)"
+        "on the CPU, every claim holds on torch 2.11–2.12; on other releases fewer hold (2.10: 1 of 2)"
     )
     from helpers.claims import LedgerEntry
 
@@ -168,6 +168,21 @@ def test_matrix_grid_holds_on_and_changes():
         ("C1", "2.11.0", "result", True),
     ]
     assert "fn-stale" in Matrix(recs, {"01_x": "changed"}).grid("01_x", "C1").astext()
+    # the CPU span says when the records that make it ran an earlier revision of the notebook
+    assert m.cpu_span("01_x", ["C1", "C2"]) == "torch 2.11–2.12"
+    assert (
+        Matrix(recs, {"01_x": "changed"}).cpu_span("01_x", ["C2"])
+        == "torch 2.10–2.12 (recorded for an earlier revision of the notebook)"
+    )
+    recs[2].notebooks["01_x"]["source_hash"] = "changed"  # one record ran the current revision
+    assert (
+        Matrix(recs, {"01_x": "changed"}).stale_note("01_x")
+        == " (2 of these 3 runs: an earlier revision of the notebook)"
+    )
+    # only the releases the span names count: 2.10 (stale) fails C1, so the span is 2.11–2.12
+    assert Matrix(recs, {"01_x": "changed"}).cpu_span("01_x", ["C1", "C2"]) == (
+        "torch 2.11–2.12 (1 of these 2 runs: an earlier revision of the notebook)"
+    )
     assert _ranges(["2.4", "2.5", "2.9"], ["2.3", "2.4", "2.5", "2.6", "2.9"]) == "2.4–2.5, 2.9"
 
 

@@ -415,3 +415,50 @@ def test_the_stamp_refuses_more_passes_than_claims():
         gpu_clause(2, 1, False, {"needs 2 GPUs": 0})
     with pytest.raises(ValueError, match="failed not negative"):
         gpu_clause(2, 1, False, failed=-1)
+
+
+def test_section_references_become_links_and_a_dangling_one_warns(caplog):
+    """ "§6.3" links its section on the same page, "notebook 12 §1.3–§1.4" both sections of the other page;
+    code, existing links and a section the notebook lacks stay text (the last with a build warning)."""
+    from types import SimpleNamespace
+
+    from docutils import nodes
+    from docutils.utils import new_document
+
+    from fieldnotes_site.sectionrefs import link_section_refs
+    from tools.notebooks import notebook_paths
+
+    paths = {p.name[:2]: p for p in notebook_paths()}
+    nbs = {
+        num: SimpleNamespace(num=num, path=paths[num], docname=f"notebooks/{paths[num].stem}")
+        for num in ("09", "12")
+    }
+    site = SimpleNamespace(by_doc={nb.docname: nb for nb in nbs.values()}, by_num=nbs)
+    app = SimpleNamespace(
+        fieldnotes=site, builder=SimpleNamespace(get_relative_uri=lambda a, b: b[10:] + ".html")
+    )
+    doc = new_document("test")
+    prose = (
+        "See §6.3, notebook 12 §1.3–§1.4; §99.1; Notebook 12 (§2.1) notebook 12's §2.2, §2.3 of notebook 12 "
+    )
+    para = nodes.paragraph(
+        "",
+        "",
+        nodes.Text(prose),
+        nodes.literal("", "§6.3"),
+        nodes.reference("", "§7.1", refuri="#x"),
+    )
+    doc += para
+    with caplog.at_level("WARNING"):
+        link_section_refs(app, doc, nbs["09"].docname)
+    links = [(r.astext(), r["refuri"]) for r in para.findall(nodes.reference)]
+    assert links == [
+        ("§6.3", "#sec-09-6-3"),
+        ("notebook 12 §1.3", f"{paths['12'].stem}.html#sec-12-1-3"),
+        ("§1.4", f"{paths['12'].stem}.html#sec-12-1-4"),
+        ("§2.1", f"{paths['12'].stem}.html#sec-12-2-1"),
+        ("§7.1", "#x"),
+    ]
+    assert para.astext() == prose + "§6.3§7.1"  # the text is unchanged
+    assert "'§99.1' names no section of notebook 09" in caplog.text
+    assert "'§2.2': of which notebook?" in caplog.text and "'§2.3': of which notebook?" in caplog.text

@@ -8,7 +8,7 @@ concern, each small enough to read whole:
   (:mod:`.records`: the version matrix; :mod:`.sources`: what a notebook's code says, read with ``ast``).
 - :mod:`.notebook_page` — a notebook page as the reader sees it: the verification box and the claim and
   error targets inserted at ``source-read`` (never into the repository's file), the GPU outputs, the ✔
-  badges of the folded checks, figure captions.
+  badges of the folded checks, figure captions; :mod:`.sectionrefs`: "§2.3" in the prose links its section.
 - :mod:`.pages` — one directive per generated page (landing, claims, changes, errors, glossary, coverage,
   rules, the notebook stamp), built from docutils nodes (:mod:`.docnodes`), so nothing needs escaping.
 - :mod:`.search` — Chinese-mode search with the browser's Porter stemmer (:mod:`.porter`) and the error
@@ -37,6 +37,7 @@ from .pages.landing import NotebooksDirective, SummaryDirective
 from .pages.rules import RulesDirective
 from .pages.stamp import StampDirective
 from .search import SearchChinesePorter
+from .sectionrefs import link_section_refs
 
 __all__ = ["GENERATED", "setup"]
 
@@ -75,6 +76,7 @@ def setup(app: Sphinx) -> dict[str, Any]:
     app.connect("source-read", stamp_notebook)
     app.connect("doctree-read", lay_out_outputs)
     app.connect("doctree-resolved", table_breaks)
+    app.connect("doctree-resolved", link_section_refs)
     app.connect("env-get-outdated", generated_outdated)
     app.connect("html-page-context", page_context)
     app.connect("build-finished", finish)

@@ -104,9 +104,28 @@ class Matrix:
         ]
 
     def cpu_span(self, stem: str, cids: list[str]) -> str:
-        """The recorded CPU versions on which every claim of a notebook held, short ("torch 2.7–2.15")."""
+        """The recorded CPU versions on which every claim of a notebook held, short ("torch 2.7–2.15"), and
+        whether those records ran an earlier revision of the notebook (:meth:`stale_note`)."""
         full = self._holding(stem, cids)
-        return f"torch {_ranges(full, [minor(r.torch) for r in self.cpu])}" if full else "none recorded"
+        if not full:
+            return "none recorded"
+        return f"torch {_ranges(full, [minor(r.torch) for r in self.cpu])}{self.stale_note(stem, full)}"
+
+    def stale_note(self, stem: str, versions: list[str] | None = None) -> str:
+        """ " (recorded for an earlier revision of the notebook)" when every CPU record (of ``versions``,
+        minor, if given) ran an earlier revision of the notebook than the page shows, " (k of these n runs:
+        an earlier revision of the notebook)" when some did, else ""."""
+        ran = [
+            r
+            for r in self.cpu
+            if r.status == "ran" and stem in r.notebooks and (versions is None or minor(r.torch) in versions)
+        ]
+        stale = sum(self.stale(r, stem) for r in ran)
+        if not stale:
+            return ""
+        if stale == len(ran):
+            return " (recorded for an earlier revision of the notebook)"
+        return f" ({stale} of these {len(ran)} runs: an earlier revision of the notebook)"
 
     def holds_on(self, stem: str, cids: list[str]) -> str:
         """One line: the versions on which every claim of a notebook held, and the others' counts."""
@@ -118,7 +137,9 @@ class Matrix:
             if minor(rec.torch) not in full:
                 passed, tried = self.tally(rec, stem, cids)
                 partial.append(f"{minor(rec.torch)}: {passed} of {tried or len(cids)}")
-        text = f"every claim holds on {self.cpu_span(stem, cids)}" if full else "no release holds every claim"
+        text = "on the CPU, " + (
+            f"every claim holds on {self.cpu_span(stem, cids)}" if full else "no release holds every claim"
+        )
         if partial:  # (an API a release lacks stops the claims after it: they are "not reached" there)
             text += f"; on other releases fewer hold ({', '.join(partial)})"
         if self.gpu:

@@ -1,9 +1,9 @@
 """``fieldnotes-claims``: the claim ledger, one compact row per claim that opens to its evidence.
 
-A row shows the claim's id (linked to the cell that checks it), its statement and its version grid; opened,
-it says what the check compared with, the stored run, the GPU runs, and on which torch releases it held or
-failed (with the error), in words a touch screen can read. A filter bar (``fieldnotes-ledger.js``) narrows
-the rows by notebook, outcome, release and words.
+A row shows the claim's id (linked to the section that teaches and checks it), its statement and its version
+grid; opened, it says what the check compared with, the stored run, the GPU runs, and on which torch releases
+it held or failed (with the error), in words a touch screen can read. A filter bar (``fieldnotes-ledger.js``)
+narrows the rows by notebook, outcome, release and words.
 """
 
 from __future__ import annotations
@@ -55,18 +55,22 @@ class ClaimsDirective(_Directive):
     def run(self) -> list[nodes.Node]:
         s = self.site
         releases = [minor(r.torch) for r in s.matrix.cpu]
+        n_gpu = sum(len(nb.skipped) for nb in s.notebooks)
         legend = (
             '<span class="fn-v fn-pass"></span> held · <span class="fn-v fn-fail"></span> failed · '
             '<span class="fn-v fn-not-reached"></span> not reached (an earlier cell failed) · '
             '<span class="fn-v fn-skipped"></span> skipped (needs CUDA) · '
-            '<span class="fn-v fn-nr"></span> not recorded'
+            '<span class="fn-v fn-nr"></span> not recorded · '
+            '<span class="fn-v fn-pass fn-stale"></span> faded: recorded for an earlier revision of the '
+            "notebook"
         )
         out: list[nodes.Node] = [
             para(
-                strong(f"{s.n_claims} verified claims."),
-                " Each row is one claim: its id (a link to the cell that checks it), its statement, and a "
-                "grid "
-                "with one cell per recorded torch release, oldest left "
+                strong(f"{s.n_claims + n_gpu} claims: {s.n_claims} verified on every test run"),
+                f" and {n_gpu} that need a GPU (⊘ on a CPU runner; a row's GPU runs say where they held). "
+                "Each row is one claim: "
+                "its id (a link to the section that teaches and checks it), its statement, and a grid "
+                "with one cell per recorded torch release (CPU runs), oldest left "
                 f"({', '.join(releases) or 'none yet'}): ",
                 nodes.raw("", legend, format="html"),
                 ". Open a row (click or tap it) for what the check compared with, the GPU runs, and on which "
