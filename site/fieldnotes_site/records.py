@@ -157,7 +157,7 @@ class Matrix:
             # skipped there, or added to the page since
             missing = len(cids) - tried
             word = f"{count} that ran hold; {missing} did not run there" if missing else f"{count} hold"
-            stale = " (an earlier revision)" if self.stale(rec, stem) else ""
+            stale = " (recorded for an earlier revision)" if self.stale(rec, stem) else ""
             device = rec.device.removeprefix("NVIDIA ") if short else rec.device
             out.append(f"{device}, torch {minor(rec.torch)}: {word}{stale}")
         return out

@@ -27,11 +27,11 @@ class StampDirective(_Directive):
         box += nodes.raw("", "</summary>", format="html")
         if nb.holds_on:
             box += para(
-                f"Version matrix: {nb.holds_on} (",
-                xref(self.docname, f"claims-{nb.num}", "per claim"),
+                f"Version matrix: {nb.holds_on}. ",
+                xref(self.docname, f"claims-{nb.num}", "Per claim"),
                 " · ",
                 xref(self.docname, "/changes", "what changed", "doc"),
-                ").",
+                ".",
             )
         url = self.env.config.fieldnotes_repo_url
         slug = url.split("github.com/")[-1]
