@@ -150,7 +150,7 @@ def test_matrix_grid_holds_on_and_changes():
     grid = m.grid("01_x", "C1").astext()
     assert grid.count("fn-pass") == 2 and "fn-fail" in grid
     assert m.holds_on("01_x", ["C1", "C2"]).startswith(
-        "on the CPU, every claim holds on torch 2.11–2.12; on other releases fewer hold (2.10: 1 of 2)"
+        "every claim that runs on a CPU holds on torch 2.11–2.12; on other releases fewer hold (2.10: 1 of 2)"
     )
     from helpers.claims import LedgerEntry
 
@@ -177,11 +177,11 @@ def test_matrix_grid_holds_on_and_changes():
     recs[2].notebooks["01_x"]["source_hash"] = "changed"  # one record ran the current revision
     assert (
         Matrix(recs, {"01_x": "changed"}).stale_note("01_x")
-        == " (2 of these 3 runs: an earlier revision of the notebook)"
+        == " (2 of these 3 runs were of an earlier revision of the notebook)"
     )
     # only the releases the span names count: 2.10 (stale) fails C1, so the span is 2.11–2.12
     assert Matrix(recs, {"01_x": "changed"}).cpu_span("01_x", ["C1", "C2"]) == (
-        "torch 2.11–2.12 (1 of these 2 runs: an earlier revision of the notebook)"
+        "torch 2.11–2.12 (1 of these 2 runs were of an earlier revision of the notebook)"
     )
     assert _ranges(["2.4", "2.5", "2.9"], ["2.3", "2.4", "2.5", "2.6", "2.9"]) == "2.4–2.5, 2.9"
 
@@ -255,7 +255,11 @@ def test_gpu_summary_and_cpu_span():
     gpu.set_results("00_x", {"C1": ClaimResult("pass"), "C2": ClaimResult("pass")})
     assert m.gpu_summary("00_x", ["C1", "C2"], short=True) == ["H200, torch 2.11: all 2 hold"]
     assert m.gpu_summary("00_x", ["C1", "C2", "C3"]) == [
-        "NVIDIA H200, torch 2.11: all 2 that ran hold; 1 did not run there"
+        "NVIDIA H200, torch 2.11: all 2 that ran hold; 1 added since"
+    ]
+    gpu.set_results("00_x", {"C1": ClaimResult("pass"), "C2": ClaimResult("skipped", "needs 2 GPUs")})
+    assert m.gpu_summary("00_x", ["C1", "C2", "C3"]) == [
+        "NVIDIA H200, torch 2.11: all 1 that ran hold; 1 skipped there; 1 added since"
     ]
     assert Matrix(cpu).gpu_summary("00_x", ["C1"]) == []
 

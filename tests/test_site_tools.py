@@ -362,8 +362,8 @@ def test_a_figure_s_alt_text_is_its_caption_as_plain_text():
             4,
             3,
             True,
-            " (and 4 that need CUDA: 3 passed on a GPU runner, for an earlier version of this page; "
-            "1 not yet run there)",
+            " (and 4 that need CUDA: 3 passed on a GPU runner, recorded for an earlier revision of this "
+            "page; 1 not yet run there)",
         ),
     ],
 )

@@ -113,8 +113,8 @@ class Matrix:
 
     def stale_note(self, stem: str, versions: list[str] | None = None) -> str:
         """ " (recorded for an earlier revision of the notebook)" when every CPU record (of ``versions``,
-        minor, if given) ran an earlier revision of the notebook than the page shows, " (k of these n runs:
-        an earlier revision of the notebook)" when some did, else ""."""
+        minor, if given) ran an earlier revision of the notebook than the page shows, " (k of these n runs
+        were of an earlier revision of the notebook)" when some did, else ""."""
         ran = [
             r
             for r in self.cpu
@@ -125,7 +125,7 @@ class Matrix:
             return ""
         if stale == len(ran):
             return " (recorded for an earlier revision of the notebook)"
-        return f" ({stale} of these {len(ran)} runs: an earlier revision of the notebook)"
+        return f" ({stale} of these {len(ran)} runs were of an earlier revision of the notebook)"
 
     def holds_on(self, stem: str, cids: list[str]) -> str:
         """One line: the versions on which every claim of a notebook held, and the others' counts."""
@@ -137,8 +137,10 @@ class Matrix:
             if minor(rec.torch) not in full:
                 passed, tried = self.tally(rec, stem, cids)
                 partial.append(f"{minor(rec.torch)}: {passed} of {tried or len(cids)}")
-        text = "on the CPU, " + (
-            f"every claim holds on {self.cpu_span(stem, cids)}" if full else "no release holds every claim"
+        text = (
+            f"every claim that runs on a CPU holds on {self.cpu_span(stem, cids)}"
+            if full
+            else "no release holds every claim that runs on a CPU"
         )
         if partial:  # (an API a release lacks stops the claims after it: they are "not reached" there)
             text += f"; on other releases fewer hold ({', '.join(partial)})"
@@ -155,8 +157,12 @@ class Matrix:
             passed, tried = self.tally(rec, stem, cids)
             count = f"all {passed}" if tried and passed == tried else f"{passed} of {tried}"
             # skipped there, or added to the page since
-            missing = len(cids) - tried
-            word = f"{count} that ran hold; {missing} did not run there" if missing else f"{count} hold"
+            results = [rec.result(stem, c) for c in cids]
+            skipped = sum(r is not None and r.result == "skipped" for r in results)
+            newer = sum(r is None for r in results)  # added to the page since the run
+            word = f"{count} that ran hold" if skipped or newer else f"{count} hold"
+            word += f"; {skipped} skipped there" if skipped else ""
+            word += f"; {newer} added since" if newer else ""
             stale = " (recorded for an earlier revision)" if self.stale(rec, stem) else ""
             device = rec.device.removeprefix("NVIDIA ") if short else rec.device
             out.append(f"{device}, torch {minor(rec.torch)}: {word}{stale}")

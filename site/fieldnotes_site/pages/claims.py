@@ -67,7 +67,7 @@ class ClaimsDirective(_Directive):
         out: list[nodes.Node] = [
             para(
                 strong(f"{s.n_claims + n_gpu} claims: {s.n_claims} verified on every test run"),
-                f" and {n_gpu} that need a GPU (⊘ on a CPU runner; a row's GPU runs say where they held). "
+                f" and {n_gpu} that need CUDA (⊘ on a CPU runner; a row's GPU runs say where they held). "
                 "Each row is one claim: "
                 "its id (a link to the section that teaches and checks it), its statement, and a grid "
                 "with one cell per recorded torch release (CPU runs), oldest left "

@@ -20,7 +20,7 @@ class SummaryDirective(_Directive):
             para(
                 strong(f"{s.n_claims + n_gpu} claims"),
                 f" in {len(s.notebooks)} notebooks: {s.n_claims} verified on every test run, {n_gpu} "
-                "that need a GPU (⊘ on a CPU runner; the GPU runs check those they can run) · ",
+                "that need CUDA (⊘ on a CPU runner; the GPU runs check those they can run) · ",
                 xref(self.docname, "/claims", "claim ledger", "doc"),
                 " · ",
                 xref(self.docname, "/errors", "error index", "doc"),
@@ -60,5 +60,5 @@ class NotebooksDirective(_Directive):
                     [],
                 )
             )
-        headers = ["notebook", "what it settles", "claims", "CPU: all claims hold on", "on a GPU"]
+        headers = ["notebook", "what it settles", "claims", "CPU-run claims all hold on", "on a GPU"]
         return [table(headers, rows, ["fn-notebooks"], [20, 37, 12, 15, 16])]

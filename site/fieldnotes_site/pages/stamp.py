@@ -86,7 +86,7 @@ def gpu_clause(
         return f" (and {n} that {verb} CUDA, not yet run on a GPU runner)"
     parts = []
     if passed:
-        where = "a GPU runner" + (", for an earlier version of this page" if stale else "")
+        where = "a GPU runner" + (", recorded for an earlier revision of this page" if stale else "")
         done = f"{passed} passed" if passed < n else "passed" if n == 1 else "all passed"
         parts.append(f"{done} on {where}")
     on = "there" if passed else "on a GPU runner"  # the runner named once, in the first part
