@@ -657,9 +657,9 @@ def test_ledger_page_counts_every_stored_ledger_line(site):
 
 
 def test_ledger_filters_and_rows_that_open(site, base_url, browser):
-    """The ledger is compact (well under 40 screens at 1280x800, rows closed), its filters narrow it by
-    notebook, words, and outcome on one release, and an opened row lists every recorded release in words,
-    a failing one with its error (from the record)."""
+    """The ledger is compact (well under 40 screens at 1280x800, rows closed, statements aligned), its
+    filters narrow it by notebook, words, and outcome on one release, and an opened row lists every
+    recorded release in words, a failing one with its error (from the record)."""
     records = [r for r in load_records() if not r.is_gpu]
     v = Visit(browser, base_url + "claims.html")
     try:
@@ -668,6 +668,12 @@ def test_ledger_filters_and_rows_that_open(site, base_url, browser):
         page.set_viewport_size({"width": 1280, "height": 800})
         screens = page.evaluate("document.documentElement.scrollHeight") / 800
         assert screens < 40, f"the ledger is {screens:.0f} screens long"
+        # every statement starts at the same column (rows with rule codes used to start theirs 70 px right)
+        lefts = page.eval_on_selector_all(
+            "details.fn-row .fn-row-statement",
+            "ss => ss.map(s => Math.round(s.getBoundingClientRect().left))",
+        )
+        assert max(lefts) - min(lefts) <= 1, f"statements start at {sorted(set(lefts))} px"
         total = page.locator("details.fn-row").count()
         page.select_option("form.fn-ledger-filter select[name=nb]", "05")
         shown = page.locator("details.fn-row:not([hidden])")

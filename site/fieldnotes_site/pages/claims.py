@@ -129,9 +129,10 @@ class ClaimsDirective(_Directive):
         head += self.claim_link(nb.num, e.cid)
         head += nodes.Text(" ")
         head += s.matrix.grid(nb.stem, e.cid)
-        head += nodes.inline("", "", *[nodes.Text(" "), *[self.rule_link(code) for code in rules]])
         statement = nodes.inline(classes=["fn-row-statement"])
         statement += nodes.Text(e.statement)  # as printed: backticks and quotes are part of it
+        # the rules a claim proves after its statement: every statement starts at the same column
+        codes = nodes.inline("", "", *[self.rule_link(code) for code in rules], classes=["fn-row-rules"])
         body = nodes.container(classes=["fn-row-body"])
         body += para(emph("Checked against "), emph(REFERENCE_KINDS[e.kind]), ": ", *text_nodes(e.reference))
         body += para(
@@ -158,6 +159,7 @@ class ClaimsDirective(_Directive):
             nodes.raw("", opened, format="html"),
             head,
             statement,
+            *([codes] if rules else []),
             nodes.raw("", "</summary>", format="html"),
             body,
             nodes.raw("", "</details>", format="html"),
