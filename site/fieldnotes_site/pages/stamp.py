@@ -22,8 +22,10 @@ class StampDirective(_Directive):
         box += nodes.inline(
             "",
             f"✔ Verified notebook: {len(nb.ledger)} claims asserted and re-checked by the test suite"
-            f"{gpu_only}; {stamp(nb.meta)}. Versions, GPU, Download, Colab",
+            f"{gpu_only}; {stamp(nb.meta)}. ",
         )
+        # what opening the box shows, drawn as a link would be: not read as the sentence's last words
+        box += nodes.inline("", "Versions, GPU, Download, Colab", classes=["fn-stamp-open"])
         box += nodes.raw("", "</summary>", format="html")
         if nb.holds_on:
             box += para(
