@@ -689,6 +689,9 @@ def test_ledger_filters_and_rows_that_open(site, base_url, browser):
         assert "Checked against" in body and (
             not records or f"torch {records[0].torch.rsplit('.', 1)[0]}" in body
         )
+        # the id opens the section that teaches the claim; the row also links the cell that checks it
+        check = shown.first.locator(".fn-row-body a", has_text="Open the cell that checks it")
+        assert check.get_attribute("href").endswith("05_dropout.html#check-05-c3")
         page.fill("form.fn-ledger-filter input[name=q]", "")
         failed = [
             (rec, stem, cid, res)

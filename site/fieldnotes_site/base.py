@@ -62,6 +62,12 @@ def claim_label(num: str, cid: str) -> str:
     return f"claim-{num}-{cid.lower()}"
 
 
+def check_label(num: str, cid: str) -> str:
+    """The target of the cell that asserts a claim (its ✔ line below it), e.g. ``check-16-c10``; the claim's
+    own target (:func:`claim_label`) is the heading of the section that teaches it."""
+    return f"check-{num}-{cid.lower()}"
+
+
 def rule_label(code: str) -> str:
     """The target of a `fieldnotes check` rule on the rules page, e.g. ``rule-fnc018``."""
     return f"rule-{code.lower()}"

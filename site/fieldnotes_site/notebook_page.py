@@ -15,7 +15,7 @@ from tools.notebooks import (
     claim_cells,
 )
 
-from .base import RULE_TITLES, rule_label, rules_by_claim
+from .base import RULE_TITLES, check_label, rule_label, rules_by_claim
 from .data import data
 from .records import Matrix
 
@@ -127,6 +127,8 @@ def stamp_notebook(app: Sphinx, docname: str, source: list[str]) -> None:
             )
             note = f"This project's linter, `fieldnotes check`, finds this in your code: {links}"
             before.setdefault(i, []).append(md(f"```{{container}} fn-rule-note\n{note}\n```"))
+    for cid, i in claim_cells(nb).items():  # the ledger's "open its check" lands on the check cell itself
+        before.setdefault(i, []).append(md(f"({check_label(nb_info.num, cid)})="))
     for k, alt in figure_alts(nb.cells).items():
         nb.cells[k].metadata.setdefault("mystnb", {}).setdefault("image", {})["alt"] = alt
     cells = []

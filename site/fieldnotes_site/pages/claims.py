@@ -14,7 +14,7 @@ from docutils import nodes
 
 from helpers.claims import REFERENCE_KINDS
 
-from ..base import SYMBOL, minor, rules_by_claim
+from ..base import SYMBOL, check_label, minor, rules_by_claim
 from ..docnodes import _Directive, emph, para, strong, text_nodes, xref
 from ..records import Matrix
 
@@ -73,8 +73,8 @@ class ClaimsDirective(_Directive):
                 "with one cell per recorded torch release (CPU runs), oldest left "
                 f"({', '.join(releases) or 'none yet'}): ",
                 nodes.raw("", legend, format="html"),
-                ". Open a row (click or tap it) for what the check compared with, the GPU runs, and on which "
-                "releases it held or failed, with the error. ",
+                ". Open a row (click or tap it) for what the check compared with, a link to the cell that "
+                "checks it, the GPU runs, and on which releases it held or failed, with the error. ",
                 emph("FNC"),
                 " codes: the ",
                 xref(self.docname, "/rules", "fieldnotes check rules", "doc"),
@@ -135,6 +135,9 @@ class ClaimsDirective(_Directive):
         codes = nodes.inline("", "", *[self.rule_link(code) for code in rules], classes=["fn-row-rules"])
         body = nodes.container(classes=["fn-row-body"])
         body += para(emph("Checked against "), emph(REFERENCE_KINDS[e.kind]), ": ", *text_nodes(e.reference))
+        body += para(
+            xref(self.docname, check_label(nb.num, e.cid), "Open the cell that checks it"), " (its ✔ line)."
+        )
         body += para(
             emph("Stored run"),
             f" (pinned torch, CPU): {status}. ",
