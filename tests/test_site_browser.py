@@ -1034,6 +1034,7 @@ def reading(site, base_url, browser) -> dict[int, dict[str, dict]]:
                     m["icons"] = v.page.evaluate(ICONS_JS)
                 if width == 1280:
                     if rel.startswith("notebooks/"):
+                        m["checks"] = v.page.evaluate(CHECKS_JS)
                         m["anatomy"] = v.page.evaluate(ANATOMY_JS)
                         m["weight"] = v.page.evaluate(WEIGHT_JS)
                     m["links"] = v.page.evaluate(LINKS_JS)
@@ -1048,6 +1049,17 @@ def reading(site, base_url, browser) -> dict[int, dict[str, dict]]:
     }
     (site.parent / "reading.json").write_text(json.dumps(record, indent=1), encoding="utf-8")
     return out
+
+
+#: On a notebook page: each claim's check target (check-NN-cK, which the ledger links) and whether it is, or
+#: sits in or just before, the cell that prints that claim's ✔ or ⊘ line.
+CHECKS_JS = """() => [...document.querySelectorAll("[id^='check-']")].map(el => {
+  const cid = el.id.split('-')[2].toUpperCase();
+  const cell = el.matches('div.cell') ? el : el.closest('div.cell')
+    || (el.nextElementSibling && el.nextElementSibling.matches('div.cell') ? el.nextElementSibling : null);
+  const text = cell ? cell.textContent : '';
+  return [el.id, text.includes('\u2714 ' + cid + ' ') || text.includes('\u2298 ' + cid + ' ')];
+})"""
 
 
 #: Resolves once a resized page has laid itself out again: two frames, then the end of the CSS transitions
@@ -1081,6 +1093,19 @@ def test_no_page_scrolls_sideways_and_outputs_wrap(reading):
                 assert m["toc"] <= 0, f"{rel}: the page's contents run {m['toc']} px past the sidebar"
                 assert m["cut"] == 0, f"{rel}: {m['cut']} outputs scroll sideways"
                 assert m["tables"] == 0, f"{rel}: {m['tables']} tables wider than the column"
+
+
+def test_every_claim_check_target_is_its_check_cell(reading):
+    """The ledger's "Open the cell that checks it" (check-NN-cK) lands on the cell that prints the claim's
+    ✔ or ⊘ line, for every claim (two claims of one cell: the second's target is inside the cell)."""
+    for path in notebook_paths():
+        nb = read(path)
+        cids = {e.cid for e in ledger(nb) + skipped(nb)}
+        checks = dict(reading[1280][f"notebooks/{path.stem}.html"]["checks"])
+        expected = {f"check-{path.name[:2]}-{c.lower()}" for c in cids}
+        assert set(checks) == expected, f"{path.name}: targets {sorted(set(checks) ^ expected)[:5]}"
+        wrong = [t for t, ok in checks.items() if not ok]
+        assert not wrong, f"{path.name}: targets not on the cell that prints their line: {wrong[:5]}"
 
 
 def test_notebook_pages_put_the_lesson_first(reading):

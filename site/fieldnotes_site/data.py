@@ -146,7 +146,7 @@ def stamp(meta: dict) -> str:
     return (
         f"last verified {last.get('date', '?')} with torch {last.get('torch', '?')} "
         f"(Python {last.get('python', '?')}) on {last.get('device', '?')} · needs: {needs} · "
-        f"runs in ~{meta.get('expected_duration_s', '?')} s"
+        f"runs in ~{meta.get('expected_duration_s', '?')}\u00a0s"
     )
 
 

@@ -135,8 +135,10 @@ class ClaimsDirective(_Directive):
         codes = nodes.inline("", "", *[self.rule_link(code) for code in rules], classes=["fn-row-rules"])
         body = nodes.container(classes=["fn-row-body"])
         body += para(emph("Checked against "), emph(REFERENCE_KINDS[e.kind]), ": ", *text_nodes(e.reference))
+        mark = "⊘" if status.startswith("⊘") else "✔"
         body += para(
-            xref(self.docname, check_label(nb.num, e.cid), "Open the cell that checks it"), " (its ✔ line)."
+            xref(self.docname, check_label(nb.num, e.cid), "Open the cell that checks it"),
+            f" (its {mark} line).",
         )
         body += para(
             emph("Stored run"),
