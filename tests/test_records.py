@@ -176,7 +176,7 @@ def test_matrix_grid_holds_on_and_changes():
     )
     recs[2].notebooks["01_x"]["source_hash"] = "changed"  # one record ran the current revision
     assert (
-        Matrix(recs, {"01_x": "changed"}).stale_note("01_x")
+        Matrix(recs, {"01_x": "changed"}).stale_note("01_x", ["2.10", "2.11", "2.12"])
         == " (2 of these 3 runs were of an earlier revision of the notebook)"
     )
     # only the releases the span names count: 2.10 (stale) fails C1, so the span is 2.11–2.12

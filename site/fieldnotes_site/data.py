@@ -168,6 +168,11 @@ class SiteData:
     def n_claims(self) -> int:
         return sum(len(nb.ledger) for nb in self.notebooks)
 
+    @property
+    def n_gpu_only(self) -> int:
+        """The claims the CPU runner skips (they need CUDA)."""
+        return sum(len(nb.skipped) for nb in self.notebooks)
+
     def errors(self) -> list[ErrorEntry]:
         return [e for nb in self.notebooks for e in nb.errors]
 

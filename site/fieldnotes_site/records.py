@@ -111,14 +111,12 @@ class Matrix:
             return "none recorded"
         return f"torch {_ranges(full, [minor(r.torch) for r in self.cpu])}{self.stale_note(stem, full)}"
 
-    def stale_note(self, stem: str, versions: list[str] | None = None) -> str:
-        """ " (recorded for an earlier revision of the notebook)" when every CPU record (of ``versions``,
-        minor, if given) ran an earlier revision of the notebook than the page shows, " (k of these n runs
-        were of an earlier revision of the notebook)" when some did, else ""."""
+    def stale_note(self, stem: str, versions: list[str]) -> str:
+        """ " (recorded for an earlier revision of the notebook)" when every CPU record of ``versions``
+        (minor) ran an earlier revision of the notebook than the page shows, " (k of these n runs were of an
+        earlier revision of the notebook)" when some did, else ""."""
         ran = [
-            r
-            for r in self.cpu
-            if r.status == "ran" and stem in r.notebooks and (versions is None or minor(r.torch) in versions)
+            r for r in self.cpu if r.status == "ran" and stem in r.notebooks and minor(r.torch) in versions
         ]
         stale = sum(self.stale(r, stem) for r in ran)
         if not stale:

@@ -55,7 +55,7 @@ class ClaimsDirective(_Directive):
     def run(self) -> list[nodes.Node]:
         s = self.site
         releases = [minor(r.torch) for r in s.matrix.cpu]
-        n_gpu = sum(len(nb.skipped) for nb in s.notebooks)
+        n_gpu = s.n_gpu_only
         legend = (
             '<span class="fn-v fn-pass"></span> held · <span class="fn-v fn-fail"></span> failed · '
             '<span class="fn-v fn-not-reached"></span> not reached (an earlier cell failed) · '

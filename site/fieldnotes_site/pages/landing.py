@@ -15,7 +15,7 @@ class SummaryDirective(_Directive):
     def run(self) -> list[nodes.Node]:
         s = self.site
         n_err = len(s.errors())
-        n_gpu = sum(len(nb.skipped) for nb in s.notebooks)
+        n_gpu = s.n_gpu_only
         return [
             para(
                 strong(f"{s.n_claims + n_gpu} claims"),
