@@ -343,13 +343,18 @@ def test_a_figure_s_alt_text_is_its_caption_as_plain_text():
     png = new_output("display_data", data={"image/png": "iVBORw0KGgo="})
     cells = [
         new_code_cell("plot()", outputs=[png]),
-        new_markdown_cell("**Figure 2.3.** The `blue` line ([docs](https://x.y)) is $x/2$."),
+        new_markdown_cell(
+            "**Figure 2.3.** The `blue` line ([docs](https://x.y)) is $x/2$, 64·*t*/2 for"
+            " _two_ `num_workers`, like $\\sqrt{B-1}/B$; a*b*c stays."
+        ),
         new_code_cell("plot()", outputs=[png]),  # no caption after it: no alt
         new_markdown_cell("Some prose."),
         new_code_cell("print(1)"),
         new_markdown_cell("**Figure 9.** Not after a figure."),
     ]
-    assert figure_alts(cells) == {0: "Figure 2.3. The blue line (docs) is x/2."}
+    assert figure_alts(cells) == {
+        0: "Figure 2.3. The blue line (docs) is x/2, 64·t/2 for two num_workers, like √(B-1)/B; a*b*c stays."
+    }
 
 
 @pytest.mark.parametrize(

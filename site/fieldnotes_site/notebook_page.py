@@ -73,6 +73,11 @@ def literal_markdown(text: str) -> str:
 
 _CAPTION = re.compile(r"\*\*(Figure \d+(?:\.\d+)*\.)\*\*\s*")
 _LINK = re.compile(r"\[([^\]]*)\]\([^)]*\)")
+#: *emphasis* or _emphasis_ (not a*b*c, not snake_case names), for the words without the markers.
+_EMPHASIS = re.compile(
+    r"(?<![\w*])\*([^*\s](?:[^*]*[^*\s])?)\*(?![\w*])|(?<!\w)_([^_\s](?:[^_]*[^_\s])?)_(?!\w)"
+)
+_SQRT = re.compile(r"\\sqrt\{([^{}]*)\}")
 
 
 def figure_alts(cells: list) -> dict[int, str]:
@@ -88,6 +93,7 @@ def figure_alts(cells: list) -> dict[int, str]:
         if has_image and caption:
             text = _CAPTION.sub(r"\1 ", cells[k + 1].source, count=1)
             text = _LINK.sub(r"\1", text).replace("**", "").replace("`", "").replace("$", "")
+            text = _SQRT.sub(r"√(\1)", _EMPHASIS.sub(lambda m: m[1] or m[2], text))
             out[k] = " ".join(text.split())
     return out
 
