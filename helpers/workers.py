@@ -1,8 +1,8 @@
 """A Dataset that makes DataLoader workers' cost per item measurable (notebook 11).
 
 :class:`CostlyDataset`: each item costs a chosen time, spent sleeping (an I/O-like wait,
-which two workers overlap even on a busy machine) or spinning on the CPU (which needs a
-free core per worker).
+which workers can overlap without a core each) or spinning on the CPU (work that needs
+a core for the whole cost).
 
 It lives here, not in the notebook, because DataLoader workers started with ``spawn``
 or ``forkserver`` (forkserver is Linux's default from Python 3.14) must import the
@@ -29,9 +29,10 @@ class CostlyDataset(Dataset):
     """``n`` items; item ``i`` is ``i``, returned after spending ``cost_s`` seconds.
 
     ``mode="sleep"`` waits in ``time.sleep`` (the process uses no CPU meanwhile, like a
-    read from disk or network); ``mode="spin"`` busy-loops on the CPU until ``cost_s`` has
-    passed (like decoding or augmentation). ``time.sleep`` may overshoot by tens of
-    microseconds, so an item costs *at least* ``cost_s``.
+    read from disk or network); ``mode="spin"`` busy-loops until the thread has used
+    ``cost_s`` of CPU time (``time.thread_time``), like decoding or augmentation: a
+    thread that waits for a core takes longer by the clock. ``time.sleep`` may overshoot
+    by tens of microseconds, so an item costs *at least* ``cost_s`` either way.
     """
 
     def __init__(self, n: int, cost_s: float, mode: str = "sleep") -> None:
@@ -57,7 +58,7 @@ class CostlyDataset(Dataset):
             if self.mode == "sleep":
                 time.sleep(self.cost_s)
             else:
-                end = time.perf_counter() + self.cost_s
-                while time.perf_counter() < end:
+                end = time.thread_time() + self.cost_s
+                while time.thread_time() < end:
                     pass
         return i

@@ -2,6 +2,7 @@
 
 import math
 import pickle
+import threading
 import time
 
 import numpy as np
@@ -37,6 +38,22 @@ def test_costly_dataset_items_cost_at_least_their_cost(mode):
     assert [ds[i] for i in range(3)] == [0, 1, 2]
     assert time.perf_counter() - t0 >= 3 * 0.005
     assert ds[torch.tensor(1)] == 1 and ds[np.int64(2)] == 2
+
+
+def test_costly_dataset_spin_needs_the_cpu_for_its_whole_cost():
+    # Two threads share one GIL, so spins of CPU time take twice as long by the clock; a
+    # wall-clock deadline would let both finish "on time" with half the work done.
+    ds = hw.CostlyDataset(2, 0.02, mode="spin")
+    threads = [threading.Thread(target=ds.__getitem__, args=(i,)) for i in range(2)]
+    t0 = time.perf_counter()
+    for th in threads:
+        th.start()
+    for th in threads:
+        th.join()
+    assert time.perf_counter() - t0 >= 0.95 * 2 * 0.02
+    cpu0 = time.thread_time()  # and a sleep uses next to no CPU time
+    hw.CostlyDataset(1, 0.02)[0]
+    assert time.thread_time() - cpu0 < 0.01
 
 
 def test_costly_dataset_checks_its_index():  # (the checks themselves: test_data_loading.py, check_index)
