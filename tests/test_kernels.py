@@ -95,7 +95,9 @@ def test_nbval_starts_a_kernel_that_died_at_startup_again(tmp_path, monkeypatch)
         kernel.stop()
     text = log.read_text()
     assert f"nbval kernel in {tmp_path}: attempt 1 died at start-up" in text and "port taken" in text
-    assert "attempt 2" not in text
+    # the simulated death happens once; a later attempt may die only of a real port race (the reason the
+    # retry exists: under load it happened once, "Address already in use"), never of the simulated one
+    assert text.count("port taken") == 1
 
 
 def test_the_executor_starts_a_kernel_that_died_at_startup_again(tmp_path, monkeypatch, capfd):
