@@ -11,7 +11,14 @@ from fieldnotes_site.notebook_page import gpu_outputs
 from fieldnotes_site.records import Matrix, _ranges, changes, not_reached
 from fieldnotes_site.sources import version_branches
 from helpers.versions import parse_version, since
-from tools.notebooks import ClaimResult, VerificationRecord, claim_results, load_records, version_key
+from tools.notebooks import (
+    ClaimResult,
+    VerificationRecord,
+    bound_names,
+    claim_results,
+    load_records,
+    version_key,
+)
 
 LINE = "✔ {} s — against a formula: f"
 SKIP = "⊘ {} s — against a formula: f — skipped: needs CUDA"
@@ -44,6 +51,32 @@ def test_claim_results_pass_fail_not_reached_skipped():
     assert res["C2"] == ClaimResult("fail", "RuntimeError: boom")
     assert res["C3"].result == res["C4"].result == "not reached" and "cell 1" in res["C3"].detail
     assert res["C5"] == ClaimResult("skipped", "needs CUDA")
+
+
+def test_a_claim_not_reached_names_the_failed_cell_that_binds_its_missing_name():
+    stored = _nb("", "", "", LINE.format("C1"), LINE.format("C2"))
+    run = _nb(NameError("name 'FlopCounterMode' is not defined"), "", AttributeError("no nbytes"), None, None)
+    run.cells[0].source = "lin = make()\nforward = FlopCounterMode()"
+    run.cells[2].source = "import numpy as np\nfor step in range(3):\n    peak, (a, b) = run(step)"
+    run.cells[3].outputs = [
+        nbformat.v4.new_output("error", ename="NameError", evalue="name 'peak' is not defined")
+    ]
+    run.cells[4].outputs = [
+        nbformat.v4.new_output("error", ename="NameError", evalue="name 'zz' is not defined")
+    ]
+    res = claim_results(stored, run)
+    assert res["C1"] == ClaimResult("not reached", "needs cell 2, which failed (AttributeError: no nbytes)")
+    assert res["C2"].result == "not reached" and res["C2"].detail.startswith(
+        "needs cell 0, which failed (NameError"
+    )
+
+
+def test_bound_names_are_the_cell_s_own_bindings():
+    src = "%matplotlib inline\nimport a.b as c, d.e\nfrom f import g\nx, (y, z) = 1, (2, 3)\nw += 1\n"
+    src += "def h(q):\n    inner = q\nclass K: pass\nfor i in []: pass\nwith open(p) as fh: pass\n"
+    src += "try:\n    pass\nexcept E as err:\n    pass\nsq = [j for j in range(3)]"
+    assert bound_names(src) == {"c", "d", "g", "x", "y", "z", "w", "h", "K", "i", "fh", "err", "sq"}
+    assert bound_names("def broken(:") == set()
 
 
 def test_claim_results_another_claims_failure_leaves_the_rest_of_its_cell_not_reached():

@@ -19,6 +19,7 @@ Nothing here imports ``tests/``.
 
 from __future__ import annotations
 
+import ast
 import datetime as dt
 import hashlib
 import json
@@ -464,6 +465,37 @@ def output_mismatches(
     ]
 
 
+def bound_names(source: str) -> set[str]:
+    """The names a code cell binds in the notebook's namespace: assignments, imports, ``def``/``class``,
+    loop and ``with`` targets (not the locals of its functions or comprehensions). IPython magic lines are
+    ignored; a cell that does not parse binds nothing as far as this can tell."""
+    code = "\n".join("" if ln.lstrip().startswith(("%", "!")) else ln for ln in source.splitlines())
+    try:
+        tree = ast.parse(code)
+    except SyntaxError:
+        return set()
+    names: set[str] = set()
+    scoped = (ast.Lambda, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
+
+    def visit(node: ast.AST) -> None:
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                names.add(child.name)
+                continue
+            if isinstance(child, scoped):
+                continue
+            if isinstance(child, ast.Name) and isinstance(child.ctx, ast.Store):
+                names.add(child.id)
+            elif isinstance(child, ast.alias):
+                names.add((child.asname or child.name).split(".")[0])
+            elif isinstance(child, ast.ExceptHandler) and child.name:
+                names.add(child.name)
+            visit(child)
+
+    visit(tree)
+    return names
+
+
 def claim_results(
     stored: nbformat.NotebookNode, run: nbformat.NotebookNode | None, failure: str | None = None
 ) -> dict[str, ClaimResult]:
@@ -472,7 +504,8 @@ def claim_results(
     ``run`` executed with errors allowed: a claim that printed ✔ passed, ⊘ was skipped. A claim whose
     cell raised failed with that error — unless the error is a ``NameError`` after an earlier cell
     failed, or another claim's check that stopped the cell first: then the claim was never really tried
-    ("not reached"). Cells the run never got to
+    ("not reached"; its detail names the failed cell that binds the missing name, else the first failed
+    cell, with that cell's error). Cells the run never got to
     (``failure``: the kernel died or timed out) leave their claims "not reached".
     """
     cells = claim_cells(stored)
@@ -503,7 +536,16 @@ def claim_results(
             err = errors[i]
             other = re.match(r"ClaimError: (C\d+) FAILED", err)
             if err.startswith("NameError") and first_failed is not None and first_failed < i:
-                results[cid] = ClaimResult("not reached", f"needs cell {first_failed}, which failed")
+                missing = re.search(r"name '(\w+)' is not defined", err)
+                binders = [
+                    k
+                    for k in errors
+                    if k < i and missing and missing.group(1) in bound_names(run.cells[k].source)
+                ]
+                k = binders[-1] if binders else first_failed
+                results[cid] = ClaimResult(
+                    "not reached", f"needs cell {k}, which failed ({shorten(errors[k], 160)})"
+                )
             elif other and other.group(1) != cid:
                 results[cid] = ClaimResult(
                     "not reached", f"its cell stopped at {other.group(1)}, which failed"
