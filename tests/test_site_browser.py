@@ -23,7 +23,8 @@ from tools.notebooks import claim_cells, ledger, load_records, notebook_paths, r
 pytestmark = pytest.mark.browser
 if chromium_path() is None:
     pytest.skip(
-        "browser tests skipped: no chromium found (apt-get install chromium, or set $CHROMIUM)",
+        "browser tests skipped: no chromium found"
+        " (apt-get install chromium-headless-shell, or set $CHROMIUM)",
         allow_module_level=True,
     )
 sync_api = pytest.importorskip(

@@ -467,3 +467,25 @@ def test_section_references_become_links_and_a_dangling_one_warns(caplog):
     assert para.astext() == prose + "§6.3§7.1"  # the text is unchanged
     assert "'§99.1' names no section of notebook 09" in caplog.text
     assert "'§2.2': of which notebook?" in caplog.text and "'§2.3': of which notebook?" in caplog.text
+
+
+def test_chromium_path_prefers_chromium_env_then_the_headless_shell(tmp_path, monkeypatch):
+    from fieldnotes_site.browser import CHROMIUM_NAMES, chromium_path
+
+    def fake(name: str, executable: bool = True) -> str:
+        path = tmp_path / name
+        path.write_text("#!/bin/sh\n")
+        path.chmod(0o755 if executable else 0o644)
+        return str(path)
+
+    monkeypatch.setenv("PATH", str(tmp_path))
+    monkeypatch.delenv("CHROMIUM", raising=False)
+    assert chromium_path() is None
+    full = fake("chromium")
+    assert chromium_path() == full
+    shell = fake("chromium-headless-shell")
+    assert chromium_path() == shell and CHROMIUM_NAMES[0] == "chromium-headless-shell"
+    monkeypatch.setenv("CHROMIUM", full)
+    assert chromium_path() == full
+    monkeypatch.setenv("CHROMIUM", fake("not-runnable", executable=False))
+    assert chromium_path() is None
