@@ -558,6 +558,31 @@ def test_an_opened_section_highlights_the_typed_name_not_its_parts(base_url, bro
     assert forward > 3 * len(lit), (forward, len(lit))
 
 
+def test_an_opened_page_marks_whole_words_not_letters_inside_others(base_url, browser):
+    """Sphinx's highlighter marks a word's letters wherever they occur: run on the error gallery (its own
+    function, in the page), "time" lights up inside RuntimeError. The page keeps a mark only where a word
+    starts, at a CamelCase part ("Loader" of DataLoader) or a word of its own, and where it ends or goes on
+    with a common ending."""
+    v = Visit(browser, f"{base_url}notebooks/16_error_gallery.html?highlight=time%20loader")
+    whole = """sel => [...document.querySelectorAll(sel)].map(s => {
+        let before = "", after = "";
+        for (let n = s.previousSibling; n; n = n.previousSibling) before = n.textContent + before;
+        for (let n = s.nextSibling; n; n = n.nextSibling) after += n.textContent;
+        return before.match(/[A-Za-z0-9_]*$/)[0] + s.textContent + after.match(/^[A-Za-z0-9_]*/)[0];
+    })"""
+    try:
+        v.page.wait_for_function("() => document.documentElement.dataset.fnMarks", timeout=5000)
+        kept = v.page.evaluate(whole, "span.highlighted")
+        v.page.evaluate("() => ['time', 'loader'].forEach(t => _highlightText(document.body, t, 'fn-probe'))")
+        sphinx = v.page.evaluate(whole, "span.fn-probe")
+    finally:
+        v.close()
+    inside = [w for w in sphinx if re.search(r"[a-z]time|timeout", w)]
+    assert "RuntimeError" in inside, sorted(set(sphinx))  # the counterfactual: Sphinx's marks
+    assert not [w for w in kept if re.search(r"[a-z]time|timeout", w)], sorted(set(kept))
+    assert {"time", "DataLoader"} <= set(kept), sorted(set(kept))
+
+
 def test_a_misspelt_word_gets_a_did_you_mean(base_url, browser):
     """A word no section has ("contigous") is offered corrected, as a link to that search; a query whose
     words the sections have, a pasted error, a path, or another form of a known word gets no such line."""

@@ -7,7 +7,12 @@
      then stays on an old entry), and the contents scroll to keep that entry in view on long pages.
    - Sidebar toggles: the theme binds its handler to the first `.primary-toggle` / `.secondary-toggle` in
      the page, a hidden one (pydata-sphinx-theme#2451), so the visible buttons did nothing; they forward
-     their click to it. */
+     their click to it.
+   - Search highlights: Sphinx marks a highlight word wherever its letters occur, inside longer words too
+     ("time" in every "RuntimeError", "mode" in every "model"). A mark stays where the word starts (after
+     a non-letter, or at the capital of a CamelCase part, such as "Loader" in DataLoader) and ends, or goes
+     on with a common ending (hooks, trained, loading); the others are taken back. Chinese has no word
+     edges: its marks stay as Sphinx made them. */
 (() => {
   const forward = () =>
     [".primary-toggle", ".secondary-toggle"].forEach((sel) => {
@@ -79,6 +84,34 @@
     }, { passive: true });
     mark();
   };
+  const LETTER = /[\p{Script=Latin}\p{Script=Greek}\p{Script=Cyrillic}\p{Nd}]/u;
+  const ENDINGS = new Set(["", "s", "es", "ed", "d", "ing", "er", "ers", "ly"]);
+  const wholeWords = () => {
+    document.querySelectorAll("span.highlighted").forEach((span) => {
+      const text = span.textContent;
+      if (!LETTER.test(text)) return; // a Chinese term
+      const side = (node) => (node && node.nodeType === Node.TEXT_NODE ? node.nodeValue : "");
+      const before = side(span.previousSibling).slice(-1);
+      const after = side(span.nextSibling);
+      const starts = !LETTER.test(before) || (/\p{Lu}/u.test(text[0]) && /\p{Ll}/u.test(before));
+      // what follows in lower case (a capital after it starts the next CamelCase part)
+      const ending = after.match(/^[\p{Ll}\p{Nd}]*/u)[0];
+      if (starts && ENDINGS.has(ending)) return;
+      const parent = span.parentNode;
+      span.replaceWith(document.createTextNode(text));
+      parent.normalize();
+    });
+    document.documentElement.dataset.fnMarks = "whole words"; // done (the browser tests wait for it)
+  };
+  // sphinx_highlight.js marks the words 10 ms after the DOMContentLoaded that follows this deferred
+  // script; a timer of the same delay set after its own runs after it.
+  if (typeof SphinxHighlight !== "undefined") {
+    const mark = SphinxHighlight.highlightSearchWords;
+    SphinxHighlight.highlightSearchWords = () => {
+      mark();
+      window.setTimeout(wholeWords, 10);
+    };
+  }
   const start = () => {
     label();
     enlarge();
