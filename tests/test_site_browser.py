@@ -1005,6 +1005,20 @@ READING_JS = """() => ({
   uncued: [...document.querySelectorAll('div.cell_output div.fn-tabular pre')]
     .filter(e => e.scrollWidth > e.clientWidth + 1
       && !getComputedStyle(e).backgroundAttachment.includes('local')).length,
+  ranges: (() => {  // numeric ranges ("2.3–2.8") that a line break splits, with the text before them
+    const out = [], walk = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+    while (walk.nextNode()) {
+      const n = walk.currentNode, re = /\\d–\\d/g;
+      for (let m; (m = re.exec(n.nodeValue)); ) {
+        const r = document.createRange();
+        r.setStart(n, m.index);
+        r.setEnd(n, m.index + m[0].length);
+        const rows = new Set([...r.getClientRects()].filter(x => x.width).map(x => Math.round(x.bottom)));
+        if (rows.size > 1) out.push(n.nodeValue.slice(Math.max(0, m.index - 24), m.index + 8));
+      }
+    }
+    return out;
+  })(),
 })"""
 
 
@@ -1103,15 +1117,18 @@ LAID_OUT_JS = """async () => {
 
 
 def test_no_page_scrolls_sideways_and_outputs_wrap(reading):
-    """At 390 px (a phone) no page is wider than the screen, no table breaks a word mid-word (nor at
-    1280 px) and printed tables keep their columns (they scroll in their box, with a shadow on the edge
-    where more of the table lies; on 2026-11-30, 59 on the 17 notebook pages at 11 px, 81 at the 12 px
-    of wider screens); at 1280 px no stored output is cut (outputs wrap), no generated table is wider
-    than its column and the page's contents fit their sidebar."""
+    """At 390 px (a phone) no page is wider than the screen, no table breaks a word mid-word and no line
+    break splits a numeric range after its dash (nor at 1280 px; before the ranges were kept whole, two in
+    the error gallery's prose broke on a phone), and printed tables keep their columns (they scroll in
+    their box, with a shadow on the edge where more of the table lies; on 2026-11-30, 59 on the 17
+    notebook pages at 11 px, 81 at the 12 px of wider screens); at 1280 px no stored output is cut
+    (outputs wrap), no generated table is wider than its column and the page's contents fit their
+    sidebar."""
     for width, pages in reading.items():
         for rel, m in pages.items():
             assert m["wide"] <= width, f"{rel} at {width} px scrolls sideways ({m['wide']} px)"
             assert not m["midword"], f"{rel} at {width} px breaks words in tables: {m['midword'][:5]}"
+            assert not m["ranges"], f"{rel} at {width} px breaks ranges after their dash: {m['ranges'][:5]}"
             if width == 390:
                 assert m["tabular"] == 0, f"{rel}: {m['tabular']} printed tables wrap on a phone"
                 assert m["uncued"] == 0, f"{rel}: {m['uncued']} tables scroll with no shadow to say so"

@@ -27,7 +27,7 @@ from sphinx.application import Sphinx
 
 from .assets import finish, page_context
 from .base import GENERATED
-from .notebook_page import lay_out_outputs, stamp_notebook, table_breaks
+from .notebook_page import join_ranges, lay_out_outputs, stamp_notebook, table_breaks
 from .pages.changes import ChangesDirective
 from .pages.claims import ClaimsDirective
 from .pages.coverage import CoverageDirective
@@ -77,6 +77,7 @@ def setup(app: Sphinx) -> dict[str, Any]:
     app.connect("doctree-read", lay_out_outputs)
     app.connect("doctree-resolved", table_breaks)
     app.connect("doctree-resolved", link_section_refs)
+    app.connect("doctree-resolved", join_ranges)  # after the § links: "§2.1–2.3" is read there as written
     app.connect("env-get-outdated", generated_outdated)
     app.connect("html-page-context", page_context)
     app.connect("build-finished", finish)

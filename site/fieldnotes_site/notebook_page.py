@@ -269,6 +269,34 @@ def table_breaks(app: Sphinx, doctree: nodes.document, docname: str) -> None:
             text.parent.replace(text, [n for n in new if not isinstance(n, nodes.Text) or str(n)])
 
 
+#: A numeric range ("2.3–2.8", "2019–2021"): a line may break after an en dash, which left "2.3–" at a
+#: line's end on a phone; each range is put in a span that does not wrap (fieldnotes.css, .fn-range).
+_RANGE = re.compile(r"\d+(?:\.\d+)*–\d+(?:\.\d+)*")
+_VERBATIM = (nodes.literal, nodes.FixedTextElement, nodes.raw, nodes.math, nodes.comment)
+
+
+def join_ranges(app: Sphinx, doctree: nodes.document, docname: str) -> None:
+    """Every numeric range in the page's prose and generated text stays on one line (not in code, math or
+    raw HTML, which are shown as written); the text itself is unchanged."""
+    for text in list(doctree.findall(nodes.Text)):
+        if not _RANGE.search(str(text)) or any(isinstance(a, _VERBATIM) for a in _ancestors(text)):
+            continue
+        new: list[nodes.Node] = []
+        last = 0
+        for m in _RANGE.finditer(str(text)):
+            whole = nodes.inline(m.group(), m.group(), classes=["fn-range"])
+            new += [nodes.Text(str(text)[last : m.start()]), whole]
+            last = m.end()
+        new.append(nodes.Text(str(text)[last:]))
+        text.parent.replace(text, [n for n in new if not isinstance(n, nodes.Text) or str(n)])
+
+
+def _ancestors(node: nodes.Node):  # noqa: ANN202 - a generator of nodes
+    while node.parent is not None:
+        node = node.parent
+        yield node
+
+
 def gpu_outputs(matrix: Matrix, stem: str, cells: dict[str, int]) -> dict[int, str]:
     """Cell index -> a block showing what that GPU-guarded cell printed in each GPU run (on the CPU runner
     its stored output is only the skip line). A cell with two such claims printed one text: shown once."""
