@@ -1,6 +1,6 @@
-"""The built site in a real browser (Debian chromium driven by Playwright).
+"""The built site in a real browser (Debian's chromium-headless-shell or chromium, driven by Playwright).
 
-Skipped, with the reason, when no chromium is installed (.ci/run installs it).
+Skipped, with the reason, when neither is installed (.ci/run installs one).
 The site is built once per session into _build/html (ignored by git).
 """
 
@@ -544,7 +544,7 @@ def test_an_opened_section_highlights_the_typed_name_not_its_parts(base_url, bro
         assert parse_qs(urlparse(link.get_attribute("href")).query)["highlight"] == ["register_forward_hook"]
         link.click()
         v.page.wait_for_load_state("load")
-        v.page.wait_for_selector("span.highlighted", timeout=5000)
+        v.page.wait_for_function("() => document.documentElement.dataset.fnMarks", timeout=5000)
         lit = v.page.eval_on_selector_all(
             "span.highlighted", "ss => ss.map(s => s.textContent.toLowerCase())"
         )
@@ -558,29 +558,56 @@ def test_an_opened_section_highlights_the_typed_name_not_its_parts(base_url, bro
     assert forward > 3 * len(lit), (forward, len(lit))
 
 
-def test_an_opened_page_marks_whole_words_not_letters_inside_others(base_url, browser):
-    """Sphinx's highlighter marks a word's letters wherever they occur: run on the error gallery (its own
-    function, in the page), "time" lights up inside RuntimeError. The page keeps a mark only where a word
-    starts, at a CamelCase part ("Loader" of DataLoader) or a word of its own, and where it ends or goes on
-    with a common ending."""
-    v = Visit(browser, f"{base_url}notebooks/16_error_gallery.html?highlight=time%20loader")
-    whole = """sel => [...document.querySelectorAll(sel)].map(s => {
+def _inside_words(marks: list) -> list[str]:
+    """The words around marks of "time" that have it inside them (RuntimeError, timeout)."""
+    return [w for m, w, _ in marks if m == "time" and re.search(r"[a-z]time|timeout", w)]
+
+
+def test_an_opened_page_marks_whole_words_and_all_of_them(base_url, browser):
+    """Sphinx's highlighter (run here, in the page, as the counterfactual) marks a word's letters inside
+    others ("time" in RuntimeError), across the sidebars too, and leaves occurrences dark: it skips the
+    last parts of a paragraph for each mark it makes. The page marks, in the article only, every word of
+    its own, a CamelCase part ("Loader" of DataLoader, "Loss" of BCELoss) and a word with a common ending
+    or a digit (float16), and nothing inside another word (on the error gallery)."""
+    pairs = """sel => [...document.querySelectorAll(sel)].map(s => {
         let before = "", after = "";
         for (let n = s.previousSibling; n; n = n.previousSibling) before = n.textContent + before;
         for (let n = s.nextSibling; n; n = n.nextSibling) after += n.textContent;
-        return before.match(/[A-Za-z0-9_]*$/)[0] + s.textContent + after.match(/^[A-Za-z0-9_]*/)[0];
+        return [s.textContent.toLowerCase(),
+                before.match(/[A-Za-z0-9_]*$/)[0] + s.textContent + after.match(/^[A-Za-z0-9_]*/)[0],
+                !!s.closest("article")];
     })"""
+    # occurrences in text nodes (not in script, style, svg or form controls) under a root: standalone words
+    # (a non-letter or "_" on both sides, a plural "s"), or the letters anywhere (what Sphinx means to mark)
+    count = """([root, w, anywhere]) => {
+        const walk = document.createTreeWalker(document.querySelector(root), NodeFilter.SHOW_TEXT);
+        const re = new RegExp(anywhere ? w : "(?<![A-Za-z0-9])" + w + "s?(?![A-Za-z])", "gi");
+        let n = 0;
+        while (walk.nextNode())
+            if (!walk.currentNode.parentElement.closest("script, style, svg, button, select, textarea"))
+                n += (walk.currentNode.nodeValue.match(re) || []).length;
+        return n; }"""
+    words = ["time", "loader", "loss", "graph", "float"]
+    url = f"{base_url}notebooks/16_error_gallery.html"
+    v = Visit(browser, f"{url}?highlight={quote(' '.join(words))}")
     try:
         v.page.wait_for_function("() => document.documentElement.dataset.fnMarks", timeout=5000)
-        kept = v.page.evaluate(whole, "span.highlighted")
-        v.page.evaluate("() => ['time', 'loader'].forEach(t => _highlightText(document.body, t, 'fn-probe'))")
-        sphinx = v.page.evaluate(whole, "span.fn-probe")
+        kept = v.page.evaluate(pairs, "span.highlighted")
+        standalone = {w: v.page.evaluate(count, ["article", w, False]) for w in words}
+        v.open(url)  # Sphinx's own marking, on the page without the site's
+        letters = v.page.evaluate(count, ["body", "graph", True])
+        v.page.evaluate("ws => ws.forEach(w => _highlightText(document.body, w, 'fn-probe'))", words)
+        sphinx = v.page.evaluate(pairs, "span.fn-probe")
     finally:
         v.close()
-    inside = [w for w in sphinx if re.search(r"[a-z]time|timeout", w)]
-    assert "RuntimeError" in inside, sorted(set(sphinx))  # the counterfactual: Sphinx's marks
-    assert not [w for w in kept if re.search(r"[a-z]time|timeout", w)], sorted(set(kept))
-    assert {"time", "DataLoader"} <= set(kept), sorted(set(kept))
+    assert not _inside_words(kept), f"marked inside other words: {set(_inside_words(kept))}"
+    assert all(a for _, _, a in kept), "marks outside the article"
+    for w in words:  # every standalone occurrence is marked (more where CamelCase parts are)
+        assert sum(m == w for m, _, _ in kept) >= standalone[w] > 0, (w, standalone[w])
+    assert {"time", "DataLoader", "BCELoss", "float16", "graph"} <= {w for _, w, _ in kept}
+    # the counterfactual: Sphinx marks inside other words and outside the article, and misses some
+    assert "RuntimeError" in _inside_words(sphinx) and not all(a for _, _, a in sphinx)
+    assert sum(m == "graph" for m, _, _ in sphinx) < letters, "Sphinx marked every 'graph'"
 
 
 def test_a_misspelt_word_gets_a_did_you_mean(base_url, browser):
@@ -882,7 +909,7 @@ def test_search_box_lists_the_error_first_and_opens_its_cell(base_url, browser, 
         first.click()
         v.page.wait_for_load_state("load")
         v.leaving = False
-        v.page.wait_for_selector("span.highlighted", state="attached", timeout=5000)
+        v.page.wait_for_function("() => document.documentElement.dataset.fnMarks", timeout=5000)
         marks = v.page.eval_on_selector_all(
             "span.highlighted", "ss => ss.map(s => s.textContent.toLowerCase())"
         )
@@ -1354,7 +1381,8 @@ def test_questions_land_on_the_section_that_answers_them(site, base_url, browser
         heading = v.page.locator(f"[id='{anchor}'] > :is(h1, h2, h3)").first
         top = heading.evaluate("h => h.getBoundingClientRect().top")
         assert 0 <= top < 300, f"the section heading is at {top} px, not at the top of the screen"
-        v.page.wait_for_selector("span.highlighted", timeout=5000)
+        v.page.wait_for_function("() => document.documentElement.dataset.fnMarks", timeout=5000)
+        assert v.page.locator("article span.highlighted").count(), "no word marked"
     finally:
         v.close()
 

@@ -481,6 +481,8 @@ def test_chromium_path_prefers_chromium_env_then_the_headless_shell(tmp_path, mo
     monkeypatch.setenv("PATH", str(tmp_path))
     monkeypatch.delenv("CHROMIUM", raising=False)
     assert chromium_path() is None
+    older = fake("chromium-browser")
+    assert chromium_path() == older
     full = fake("chromium")
     assert chromium_path() == full
     shell = fake("chromium-headless-shell")

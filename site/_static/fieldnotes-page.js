@@ -8,11 +8,15 @@
    - Sidebar toggles: the theme binds its handler to the first `.primary-toggle` / `.secondary-toggle` in
      the page, a hidden one (pydata-sphinx-theme#2451), so the visible buttons did nothing; they forward
      their click to it.
-   - Search highlights: Sphinx marks a highlight word wherever its letters occur, inside longer words too
-     ("time" in every "RuntimeError", "mode" in every "model"). A mark stays where the word starts (after
-     a non-letter, or at the capital of a CamelCase part, such as "Loader" in DataLoader) and ends, or goes
-     on with a common ending (hooks, trained, loading); the others are taken back. Chinese has no word
-     edges: its marks stay as Sphinx made them. */
+   - Search highlights: a link from the search page opens a page with ?highlight=words. Sphinx's
+     sphinx_highlight.js marked a word's letters wherever they occur ("time" inside every RuntimeError),
+     across the whole page, sidebars too, and left some occurrences dark (it walks a paragraph's parts
+     with a count taken before its own marks split them: in "graph <b>x</b> graph <b>y</b> graph" the
+     last stays dark). The page marks the words itself: in the article, every occurrence that is a word
+     of its own (after a non-letter, or at the capital of a CamelCase part: "Loader" in DataLoader, "Loss"
+     in BCELoss) and ends there or goes on with a common ending (hooks, trained, loading) or a digit
+     (BatchNorm1d); longest words first, so "conv2d" is not split by "conv". Chinese words have no edges:
+     every occurrence is marked. */
 (() => {
   const forward = () =>
     [".primary-toggle", ".secondary-toggle"].forEach((sel) => {
@@ -86,30 +90,94 @@
   };
   const LETTER = /[\p{Script=Latin}\p{Script=Greek}\p{Script=Cyrillic}\p{Nd}]/u;
   const ENDINGS = new Set(["", "s", "es", "ed", "d", "ing", "er", "ers", "ly"]);
-  const wholeWords = () => {
-    document.querySelectorAll("span.highlighted").forEach((span) => {
-      const text = span.textContent;
-      if (!LETTER.test(text)) return; // a Chinese term
-      const side = (node) => (node && node.nodeType === Node.TEXT_NODE ? node.nodeValue : "");
-      const before = side(span.previousSibling).slice(-1);
-      const after = side(span.nextSibling);
-      const starts = !LETTER.test(before) || (/\p{Lu}/u.test(text[0]) && /\p{Ll}/u.test(before));
-      // what follows in lower case (a capital after it starts the next CamelCase part)
-      const ending = after.match(/^[\p{Ll}\p{Nd}]*/u)[0];
-      if (starts && ENDINGS.has(ending)) return;
-      const parent = span.parentNode;
-      span.replaceWith(document.createTextNode(text));
-      parent.normalize();
-    });
-    document.documentElement.dataset.fnMarks = "whole words"; // done (the browser tests wait for it)
+  const BLOCK = "p, li, dt, dd, td, th, pre, h1, h2, h3, h4, h5, h6, figcaption, blockquote, div, section";
+  const SKIP = "script, style, svg, button, select, textarea, .nohighlight, span.highlighted";
+  const upper = (c) => /\p{Lu}/u.test(c);
+  const lower = (c) => /\p{Ll}/u.test(c);
+  // the text next to a node, across inline elements, up to the block it sits in
+  const beside = (node, forward) => {
+    const block = node.parentElement.closest(BLOCK) || document.body;
+    const walk = document.createTreeWalker(block, NodeFilter.SHOW_TEXT);
+    walk.currentNode = node;
+    let text = "";
+    while (text.length < 32 && (forward ? walk.nextNode() : walk.previousNode())) {
+      if (node.contains(walk.currentNode)) continue;
+      text = forward ? text + walk.currentNode.nodeValue : walk.currentNode.nodeValue + text;
+    }
+    return text;
   };
-  // sphinx_highlight.js marks the words 10 ms after the DOMContentLoaded that follows this deferred
-  // script; a timer of the same delay set after its own runs after it.
+  const isWord = (match, before, after) => {
+    if (!LETTER.test(match)) return true; // a Chinese word
+    const starts =
+      !LETTER.test(before) ||
+      (upper(match[0]) && lower(before)) || // Data|Loader
+      (upper(match[0]) && upper(before) && lower(match[1] || after[0] || "")); // BCE|Loss
+    // the letters that go on in the match's case (a capital before a small letter starts the next part:
+    // CUDA|Graph); a digit ends the word
+    const caps = !/\p{Ll}/u.test(match);
+    let ending = after.match(caps ? /^\p{Lu}*/u : /^\p{Ll}*/u)[0];
+    if (caps && ending && lower(after.charAt(ending.length))) ending = ending.slice(0, -1);
+    return starts && ENDINGS.has(ending.toLowerCase());
+  };
+  const markWords = (words) => {
+    const root =
+      document.querySelector("article.bd-article") || document.querySelector("main") || document.body;
+    const escaped = [...new Set(words)]
+      .sort((a, b) => b.length - a.length)
+      .map((w) => w.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"));
+    const pattern = new RegExp(escaped.join("|"), "giu");
+    const walk = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
+    const nodes = [];
+    while (walk.nextNode()) if (!walk.currentNode.parentElement.closest(SKIP)) nodes.push(walk.currentNode);
+    // every text node's surroundings first, then the marks (a mark splits the nodes the others read)
+    const around = nodes.map((node) => [beside(node, false).slice(-1), beside(node, true)]);
+    nodes.forEach((node, i) => {
+      const text = node.nodeValue;
+      const parts = [];
+      let last = 0;
+      pattern.lastIndex = 0;
+      for (let m; (m = pattern.exec(text)); ) {
+        const end = m.index + m[0].length;
+        const before = m.index ? text[m.index - 1] : around[i][0];
+        if (!isWord(m[0], before, text.slice(end) + around[i][1])) {
+          pattern.lastIndex = m.index + 1; // a shorter word may start here
+          continue;
+        }
+        const span = document.createElement("span");
+        span.className = "highlighted";
+        span.textContent = m[0];
+        parts.push(document.createTextNode(text.slice(last, m.index)), span);
+        last = end;
+      }
+      if (parts.length) node.replaceWith(...parts, document.createTextNode(text.slice(last)));
+    });
+  };
   if (typeof SphinxHighlight !== "undefined") {
-    const mark = SphinxHighlight.highlightSearchWords;
+    // replaces sphinx_highlight.js's own marking (its DOMContentLoaded handler calls this)
     SphinxHighlight.highlightSearchWords = () => {
-      mark();
-      window.setTimeout(wholeWords, 10);
+      const url = new URL(window.location);
+      const asked = localStorage.getItem("sphinx_highlight_terms") || url.searchParams.get("highlight");
+      const words = (asked || "")
+        .toLowerCase()
+        .split(/\s+/)
+        .filter(Boolean);
+      localStorage.removeItem("sphinx_highlight_terms");
+      url.searchParams.delete("highlight");
+      window.history.replaceState(window.history.state, "", url);
+      if (words.length) {
+        markWords(words);
+        const box = document.getElementById("searchbox");
+        if (box) {
+          const p = document.createElement("p");
+          const a = document.createElement("a");
+          p.className = "highlight-link";
+          a.href = "javascript:SphinxHighlight.hideSearchWords()";
+          a.textContent = typeof _ === "function" ? _("Hide Search Matches") : "Hide Search Matches";
+          p.appendChild(a);
+          box.appendChild(p);
+        }
+      }
+      document.documentElement.dataset.fnMarks = String(words.length); // done (the browser tests wait)
     };
   }
   const start = () => {

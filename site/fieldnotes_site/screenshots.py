@@ -1,7 +1,7 @@
 """Screenshots of the built site for the README: the landing page, a notebook page and the claim ledger's
 version grid (figures/site_*.png), taken from the current build.
 
-`make screenshots` builds the site first (needs Debian's chromium).
+`make screenshots` builds the site first (needs Debian's chromium-headless-shell or chromium).
 """
 
 from __future__ import annotations
