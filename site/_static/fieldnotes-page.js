@@ -14,9 +14,10 @@
      with a count taken before its own marks split them: in "graph <b>x</b> graph <b>y</b> graph" the
      last stays dark). The page marks the words itself: in the article, every occurrence that is a word
      of its own (after a non-letter, or at the capital of a CamelCase part: "Loader" in DataLoader, "Loss"
-     in BCELoss) and ends there or goes on with a common ending (hooks, trained, loading) or a digit
-     (BatchNorm1d); longest words first, so "conv2d" is not split by "conv". Chinese words have no edges:
-     every occurrence is marked. */
+     in BCELoss; not inside a snake_case name: "dropout" is not F.alpha_dropout) and ends there or goes on
+     with a common ending (hooks, trained, loading) or a digit (BatchNorm1d); longest words first, so
+     "conv2d" is not split by "conv". Chinese words have no edges: every occurrence is marked. A button
+     that stays in view takes the marks away (Sphinx's own link is at the top of the article). */
 (() => {
   const forward = () =>
     [".primary-toggle", ".secondary-toggle"].forEach((sel) => {
@@ -88,7 +89,7 @@
     }, { passive: true });
     mark();
   };
-  const LETTER = /[\p{Script=Latin}\p{Script=Greek}\p{Script=Cyrillic}\p{Nd}]/u;
+  const LETTER = /[\p{Script=Latin}\p{Script=Greek}\p{Script=Cyrillic}\p{Nd}_]/u; // "_": in a name
   const ENDINGS = new Set(["", "s", "es", "ed", "d", "ing", "er", "ers", "ly"]);
   const BLOCK = "p, li, dt, dd, td, th, pre, h1, h2, h3, h4, h5, h6, figcaption, blockquote, div, section";
   const SKIP = "script, style, svg, button, select, textarea, .nohighlight, span.highlighted";
@@ -117,7 +118,7 @@
     const caps = !/\p{Ll}/u.test(match);
     let ending = after.match(caps ? /^\p{Lu}*/u : /^\p{Ll}*/u)[0];
     if (caps && ending && lower(after.charAt(ending.length))) ending = ending.slice(0, -1);
-    return starts && ENDINGS.has(ending.toLowerCase());
+    return starts && ENDINGS.has(ending.toLowerCase()) && after.charAt(ending.length) !== "_";
   };
   const markWords = (words) => {
     const root =
@@ -153,6 +154,11 @@
     });
   };
   if (typeof SphinxHighlight !== "undefined") {
+    const sphinxHide = SphinxHighlight.hideSearchWords; // its link, the Escape key and the button
+    SphinxHighlight.hideSearchWords = () => {
+      sphinxHide();
+      document.querySelectorAll(".fn-hide-marks").forEach((button) => button.remove());
+    };
     // replaces sphinx_highlight.js's own marking (its DOMContentLoaded handler calls this)
     SphinxHighlight.highlightSearchWords = () => {
       const url = new URL(window.location);
@@ -166,6 +172,14 @@
       window.history.replaceState(window.history.state, "", url);
       if (words.length) {
         markWords(words);
+        if (document.querySelector("span.highlighted")) {
+          const hide = document.createElement("button");
+          hide.type = "button";
+          hide.className = "fn-hide-marks";
+          hide.textContent = "Hide search marks";
+          hide.addEventListener("click", () => SphinxHighlight.hideSearchWords());
+          document.body.appendChild(hide);
+        }
         const box = document.getElementById("searchbox");
         if (box) {
           const p = document.createElement("p");
