@@ -17,14 +17,13 @@ from urllib.parse import parse_qs, quote, unquote, urljoin, urlparse
 
 import pytest
 
-from fieldnotes_site.browser import ANATOMY_JS, chromium_path, launch, midword_breaks, serve
+from fieldnotes_site.browser import ANATOMY_JS, chromium_path, launch, midword_breaks, no_chromium, serve
 from tools.notebooks import claim_cells, ledger, load_records, notebook_paths, read, skipped
 
 pytestmark = pytest.mark.browser
 if chromium_path() is None:
     pytest.skip(
-        "browser tests skipped: no chromium found"
-        " (apt-get install chromium-headless-shell, or set $CHROMIUM)",
+        f"browser tests skipped: {no_chromium()}",
         allow_module_level=True,
     )
 sync_api = pytest.importorskip(
@@ -617,6 +616,17 @@ def test_an_opened_page_marks_whole_words_and_all_of_them(base_url, browser):
         sphinx = v.page.evaluate(pairs, "span.fn-probe")
     finally:
         v.close()
+    # a Chinese word has no edges: each occurrence in the article is marked (the glossary has this one twice)
+    v = Visit(browser, f"{base_url}glossary.html?highlight={quote('梯度累加')}")
+    try:
+        v.page.wait_for_function("() => document.documentElement.dataset.fnMarks", timeout=5000)
+        chinese = v.page.evaluate(pairs, "span.highlighted")
+        in_text = v.page.evaluate(
+            "w => document.querySelector('article').textContent.split(w).length - 1", "梯度累加"
+        )
+    finally:
+        v.close()
+    assert len(chinese) == in_text > 0 and all(a for _, _, a in chinese), (chinese, in_text)
     assert not _inside_words(kept), f"marked inside other words: {set(_inside_words(kept))}"
     assert all(a for _, _, a in kept), "marks outside the article"
     for w in words:  # every standalone occurrence is marked (more where CamelCase parts are)
@@ -934,6 +944,7 @@ def test_search_box_lists_the_error_first_and_opens_its_cell(base_url, browser, 
         marks = v.page.eval_on_selector_all(
             "span.highlighted", "ss => ss.map(s => s.textContent.toLowerCase())"
         )
+        assert marks, "no word marked"
         assert len(set(marks)) <= 3 and min(map(len, marks)) >= 4, f"noisy highlights: {sorted(set(marks))}"
         assert v.page.evaluate("location.hash") == f"#{anchor}"
         box = v.page.locator(f"[id='{anchor}']").bounding_box()
@@ -1053,17 +1064,29 @@ READING_JS = """() => ({
   uncued: [...document.querySelectorAll('div.cell_output div.fn-tabular pre')]
     .filter(e => e.scrollWidth > e.clientWidth + 1
       && !getComputedStyle(e).backgroundAttachment.includes('local')).length,
-  ranges: (() => {  // numeric ranges ("2.3–2.8") that a line break splits, with the text before them
+  ranges: (() => {  // numeric ranges ("2.3–2.8", "§3.1–3.3") a line break splits (not in code or math)
     const out = [], walk = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+    const split = (r, what) => {
+      const rows = new Set([...r.getClientRects()].filter(x => x.width).map(x => Math.round(x.bottom)));
+      if (rows.size > 1) out.push(what);
+    };
     while (walk.nextNode()) {
       const n = walk.currentNode, re = /\\d–\\d/g;
+      if (n.parentElement.closest("pre, code, .math, mjx-container")) continue;
       for (let m; (m = re.exec(n.nodeValue)); ) {
         const r = document.createRange();
         r.setStart(n, m.index);
         r.setEnd(n, m.index + m[0].length);
-        const rows = new Set([...r.getClientRects()].filter(x => x.width).map(x => Math.round(x.bottom)));
-        if (rows.size > 1) out.push(n.nodeValue.slice(Math.max(0, m.index - 24), m.index + 8));
+        split(r, n.nodeValue.slice(Math.max(0, m.index - 24), m.index + 8));
       }
+    }
+    for (const a of document.querySelectorAll("a.fn-secref")) {  // "§3.1" is a link, "–3.3" text after it
+      const n = a.nextSibling, m = n && n.nodeType === Node.TEXT_NODE && n.nodeValue.match(/^–\\d+/);
+      if (!m) continue;
+      const r = document.createRange();
+      r.setStartBefore(a);
+      r.setEnd(n, m[0].length);
+      split(r, a.textContent + m[0]);
     }
     return out;
   })(),

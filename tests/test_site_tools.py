@@ -491,3 +491,31 @@ def test_chromium_path_prefers_chromium_env_then_the_headless_shell(tmp_path, mo
     assert chromium_path() == full
     monkeypatch.setenv("CHROMIUM", fake("not-runnable", executable=False))
     assert chromium_path() is None
+
+
+def test_join_ranges_keeps_numeric_ranges_whole_outside_code():
+    """A range of prose ("2.0–2.15", "§3.1–3.3" after its section link) goes into one no-wrap span, the
+    text unchanged; code, math and raw HTML are shown as written, and "x86–64" is no range."""
+    from docutils import nodes
+    from docutils.frontend import get_default_settings
+    from docutils.parsers.rst import Parser
+    from docutils.utils import new_document
+
+    from fieldnotes_site.notebook_page import join_ranges
+
+    doc = new_document("<test>", get_default_settings(Parser))
+    link = nodes.reference("§3.1", "§3.1", refuri="#s3-1", classes=["fn-secref"])
+    prose = nodes.paragraph("", "", nodes.Text("torch 2.0–2.15, x86–64 and "), link, nodes.Text("–3.3 hold"))
+    kept = [
+        nodes.literal("2.0–2.15", "2.0–2.15"),
+        nodes.literal_block("1–2", "1–2"),
+        nodes.math("1–2", "1–2"),
+        nodes.raw("", "1–2", format="html"),
+    ]
+    doc += [prose, nodes.paragraph("", "", *kept)]
+    before = [p.astext() for p in doc.children]
+    join_ranges(None, doc, "x")
+    assert [p.astext() for p in doc.children] == before
+    spans = [n.astext() for n in doc.findall(nodes.inline) if "fn-range" in n["classes"]]
+    assert spans == ["2.0–2.15", "§3.1–3.3"]
+    assert [n for n in doc.children[1].children] == kept

@@ -91,18 +91,26 @@
   };
   const LETTER = /[\p{Script=Latin}\p{Script=Greek}\p{Script=Cyrillic}\p{Nd}_]/u; // "_": in a name
   const ENDINGS = new Set(["", "s", "es", "ed", "d", "ing", "er", "ers", "ly"]);
-  const BLOCK = "p, li, dt, dd, td, th, pre, h1, h2, h3, h4, h5, h6, figcaption, blockquote, div, section";
+  const BLOCK =
+    "p, li, dt, dd, td, th, tr, table, caption, ul, ol, dl, pre, h1, h2, h3, h4, h5, h6, figcaption, " +
+    "blockquote, summary, details, div, section";
   const SKIP = "script, style, svg, button, select, textarea, .nohighlight, span.highlighted";
   const upper = (c) => /\p{Lu}/u.test(c);
   const lower = (c) => /\p{Ll}/u.test(c);
-  // the text next to a node, across inline elements, up to the block it sits in
+  // a walker over the text under root, past what is not marked (and stopping at a <br> when asked)
+  const texts = (root, br = false) =>
+    document.createTreeWalker(root, NodeFilter.SHOW_TEXT | NodeFilter.SHOW_ELEMENT, (n) =>
+      n.nodeType === Node.TEXT_NODE || (br && n.tagName === "BR")
+        ? NodeFilter.FILTER_ACCEPT
+        : n.matches(SKIP) ? NodeFilter.FILTER_REJECT : NodeFilter.FILTER_SKIP
+    );
+  // the text next to a node, across inline elements, up to the block it sits in or a line break
   const beside = (node, forward) => {
-    const block = node.parentElement.closest(BLOCK) || document.body;
-    const walk = document.createTreeWalker(block, NodeFilter.SHOW_TEXT);
+    const walk = texts(node.parentElement.closest(BLOCK) || document.body, true);
     walk.currentNode = node;
     let text = "";
     while (text.length < 32 && (forward ? walk.nextNode() : walk.previousNode())) {
-      if (node.contains(walk.currentNode)) continue;
+      if (walk.currentNode.nodeType !== Node.TEXT_NODE) break; // a <br>
       text = forward ? text + walk.currentNode.nodeValue : walk.currentNode.nodeValue + text;
     }
     return text;
@@ -126,29 +134,33 @@
     const escaped = [...new Set(words)]
       .sort((a, b) => b.length - a.length)
       .map((w) => w.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"));
-    const pattern = new RegExp(escaped.join("|"), "giu");
-    const walk = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
+    const any = new RegExp(escaped.join("|"), "iu");
+    const found = new RegExp(escaped.join("|"), "giu"); // where a word starts
+    const each = escaped.map((w) => new RegExp(w, "iuy")); // each word, longest first, at that place
+    const walk = texts(root);
     const nodes = [];
-    while (walk.nextNode()) if (!walk.currentNode.parentElement.closest(SKIP)) nodes.push(walk.currentNode);
-    // every text node's surroundings first, then the marks (a mark splits the nodes the others read)
+    while (walk.nextNode()) if (any.test(walk.currentNode.nodeValue)) nodes.push(walk.currentNode);
+    // the surroundings of every node with a word first, then the marks (a mark splits nodes others read)
     const around = nodes.map((node) => [beside(node, false).slice(-1), beside(node, true)]);
     nodes.forEach((node, i) => {
       const text = node.nodeValue;
       const parts = [];
       let last = 0;
-      pattern.lastIndex = 0;
-      for (let m; (m = pattern.exec(text)); ) {
-        const end = m.index + m[0].length;
+      found.lastIndex = 0;
+      for (let m; (m = found.exec(text)); ) {
         const before = m.index ? text[m.index - 1] : around[i][0];
-        if (!isWord(m[0], before, text.slice(end) + around[i][1])) {
-          pattern.lastIndex = m.index + 1; // a shorter word may start here
+        const word = each
+          .map((re) => ((re.lastIndex = m.index), re.exec(text)))
+          .find((w) => w && isWord(w[0], before, text.slice(m.index + w[0].length) + around[i][1]));
+        if (!word) {
+          found.lastIndex = m.index + (text.codePointAt(m.index) > 0xffff ? 2 : 1);
           continue;
         }
         const span = document.createElement("span");
         span.className = "highlighted";
-        span.textContent = m[0];
+        span.textContent = word[0];
         parts.push(document.createTextNode(text.slice(last, m.index)), span);
-        last = end;
+        last = found.lastIndex = m.index + word[0].length;
       }
       if (parts.length) node.replaceWith(...parts, document.createTextNode(text.slice(last)));
     });
@@ -161,16 +173,21 @@
     };
     // replaces sphinx_highlight.js's own marking (its DOMContentLoaded handler calls this)
     SphinxHighlight.highlightSearchWords = () => {
+      if (typeof SPHINX_HIGHLIGHT_ENABLED !== "undefined" && !SPHINX_HIGHLIGHT_ENABLED) return;
       const url = new URL(window.location);
       const asked = localStorage.getItem("sphinx_highlight_terms") || url.searchParams.get("highlight");
-      const words = (asked || "")
-        .toLowerCase()
-        .split(/\s+/)
-        .filter(Boolean);
+      const words = (asked || "").toLowerCase().split(/\s+/).filter(Boolean);
       localStorage.removeItem("sphinx_highlight_terms");
       url.searchParams.delete("highlight");
       window.history.replaceState(window.history.state, "", url);
-      if (words.length) {
+      try {
+        if (words.length) marked();
+      } catch (error) {
+        console.error(error); // and the page stays as it is (Sphinx's Escape listener is set up next)
+      } finally {
+        document.documentElement.dataset.fnMarks = String(words.length); // done (the browser tests wait)
+      }
+      function marked() {
         markWords(words);
         if (document.querySelector("span.highlighted")) {
           const hide = document.createElement("button");
@@ -191,7 +208,6 @@
           box.appendChild(p);
         }
       }
-      document.documentElement.dataset.fnMarks = String(words.length); // done (the browser tests wait)
     };
   }
   const start = () => {

@@ -61,13 +61,17 @@ def serve(directory: Path) -> Iterator[str]:
         server.server_close()
 
 
+def no_chromium() -> str:
+    """Why :func:`chromium_path` found none, and what to do."""
+    what = "$CHROMIUM is not a program" if os.environ.get("CHROMIUM") else "no chromium found"
+    return f"{what} (apt-get install chromium-headless-shell or chromium, or set $CHROMIUM)"
+
+
 def launch(playwright, extra_args: list[str] | None = None):  # noqa: ANN001, ANN201 - optional imports
     """Chromium through Playwright, with CHROMIUM_ARGS and then ``extra_args``."""
     path = chromium_path()
     if path is None:
-        raise FileNotFoundError(
-            "no chromium found (apt-get install chromium-headless-shell or chromium, or set $CHROMIUM)"
-        )
+        raise FileNotFoundError(no_chromium())
     return playwright.chromium.launch(executable_path=path, args=CHROMIUM_ARGS + list(extra_args or []))
 
 

@@ -270,25 +270,36 @@ def table_breaks(app: Sphinx, doctree: nodes.document, docname: str) -> None:
 
 
 #: A numeric range ("2.3–2.8", "2019–2021"): a line may break after an en dash, which left "2.3–" at a
-#: line's end on a phone; each range is put in a span that does not wrap (fieldnotes.css, .fn-range).
-_RANGE = re.compile(r"\d+(?:\.\d+)*–\d+(?:\.\d+)*")
+#: line's end on a phone; each range is put in a span that does not wrap (fieldnotes.css, .fn-range), a
+#: range of sections ("§3.1–3.3") with its link (sectionrefs.py makes "§3.1" a link before this runs).
+_RANGE = re.compile(r"(?<![\w.])\d+(?:\.\d+)*–\d+(?:\.\d+)*(?![\w])")
+_SECTION_TAIL = re.compile(r"–\d+(?:\.\d+)*(?![\w])")
 _VERBATIM = (nodes.literal, nodes.FixedTextElement, nodes.raw, nodes.math, nodes.comment)
 
 
-def join_ranges(app: Sphinx, doctree: nodes.document, docname: str) -> None:
+def join_ranges(app: Sphinx | None, doctree: nodes.document, docname: str) -> None:
     """Every numeric range in the page's prose and generated text stays on one line (not in code, math or
     raw HTML, which are shown as written); the text itself is unchanged."""
     for text in list(doctree.findall(nodes.Text)):
-        if not _RANGE.search(str(text)) or any(isinstance(a, _VERBATIM) for a in _ancestors(text)):
+        value, parent = str(text), text.parent
+        tail = _SECTION_TAIL.match(value)
+        at = parent.index(text)
+        link = parent[at - 1] if at else None
+        joined = tail and isinstance(link, nodes.reference) and "fn-secref" in link["classes"]
+        if not (joined or _RANGE.search(value)) or any(isinstance(a, _VERBATIM) for a in _ancestors(text)):
             continue
         new: list[nodes.Node] = []
+        if joined:
+            parent.remove(link)
+            new.append(nodes.inline("", "", link, nodes.Text(tail.group()), classes=["fn-range"]))
+            value = value[tail.end() :]
         last = 0
-        for m in _RANGE.finditer(str(text)):
+        for m in _RANGE.finditer(value):
             whole = nodes.inline(m.group(), m.group(), classes=["fn-range"])
-            new += [nodes.Text(str(text)[last : m.start()]), whole]
+            new += [nodes.Text(value[last : m.start()]), whole]
             last = m.end()
-        new.append(nodes.Text(str(text)[last:]))
-        text.parent.replace(text, [n for n in new if not isinstance(n, nodes.Text) or str(n)])
+        new.append(nodes.Text(value[last:]))
+        parent.replace(text, [n for n in new if not isinstance(n, nodes.Text) or str(n)])
 
 
 def _ancestors(node: nodes.Node):  # noqa: ANN202 - a generator of nodes
