@@ -494,8 +494,9 @@ def test_chromium_path_prefers_chromium_env_then_the_headless_shell(tmp_path, mo
 
 
 def test_join_ranges_keeps_numeric_ranges_whole_outside_code():
-    """A range of prose ("2.0–2.15", "§3.1–3.3" after its section link) goes into one no-wrap span, the
-    text unchanged; code, math and raw HTML are shown as written, and "x86–64" is no range."""
+    """A range of prose goes into one no-wrap span, the text unchanged: "2.0–2.15", "§3.1–3.3" after its
+    section link, "§1.2–§1.4" of two links. Code, math and raw HTML are shown as written; "x86–64",
+    "2.0–2.15x" and a range after another kind of link are no ranges; a second run changes nothing."""
     from docutils import nodes
     from docutils.frontend import get_default_settings
     from docutils.parsers.rst import Parser
@@ -503,9 +504,26 @@ def test_join_ranges_keeps_numeric_ranges_whole_outside_code():
 
     from fieldnotes_site.notebook_page import join_ranges
 
+    def sec(num: str) -> nodes.reference:
+        return nodes.reference(num, num, refuri="#s", classes=["fn-secref"])
+
     doc = new_document("<test>", get_default_settings(Parser))
-    link = nodes.reference("§3.1", "§3.1", refuri="#s3-1", classes=["fn-secref"])
-    prose = nodes.paragraph("", "", nodes.Text("torch 2.0–2.15, x86–64 and "), link, nodes.Text("–3.3 hold"))
+    prose = nodes.paragraph(
+        "",
+        "",
+        nodes.Text("torch 2.0–2.15, x86–64, 2.0–2.15x and "),
+        nodes.reference("v2", "v2", refuri="#v"),
+        nodes.Text("–3"),  # equal to the last Text: found by identity, not by value
+        nodes.Text(" hold; "),
+        sec("§3.1"),
+        nodes.Text("–3.3 and "),
+        sec("§1.2"),
+        nodes.Text("–"),
+        sec("§1.4"),
+        nodes.Text("; "),
+        sec("§2.1"),
+        nodes.Text("–3"),
+    )
     kept = [
         nodes.literal("2.0–2.15", "2.0–2.15"),
         nodes.literal_block("1–2", "1–2"),
@@ -517,5 +535,7 @@ def test_join_ranges_keeps_numeric_ranges_whole_outside_code():
     join_ranges(None, doc, "x")
     assert [p.astext() for p in doc.children] == before
     spans = [n.astext() for n in doc.findall(nodes.inline) if "fn-range" in n["classes"]]
-    assert spans == ["2.0–2.15", "§3.1–3.3"]
+    assert spans == ["2.0–2.15", "§3.1–3.3", "§1.2–§1.4", "§2.1–3"]
     assert [n for n in doc.children[1].children] == kept
+    join_ranges(None, doc, "x")
+    assert [n.astext() for n in doc.findall(nodes.inline) if "fn-range" in n["classes"]] == spans

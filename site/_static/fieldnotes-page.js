@@ -105,13 +105,16 @@
         : n.matches(SKIP) ? NodeFilter.FILTER_REJECT : NodeFilter.FILTER_SKIP
     );
   // the text next to a node, across inline elements, up to the block it sits in or a line break
+  const blockOf = (node) => node.parentElement.closest(BLOCK) || document.body;
   const beside = (node, forward) => {
-    const walk = texts(node.parentElement.closest(BLOCK) || document.body, true);
+    const block = blockOf(node);
+    const walk = texts(block, true);
     walk.currentNode = node;
     let text = "";
     while (text.length < 32 && (forward ? walk.nextNode() : walk.previousNode())) {
-      if (walk.currentNode.nodeType !== Node.TEXT_NODE) break; // a <br>
-      text = forward ? text + walk.currentNode.nodeValue : walk.currentNode.nodeValue + text;
+      const next = walk.currentNode;
+      if (next.nodeType !== Node.TEXT_NODE || blockOf(next) !== block) break; // a <br>, a nested block
+      text = forward ? text + next.nodeValue : next.nodeValue + text;
     }
     return text;
   };
@@ -131,15 +134,19 @@
   const markWords = (words) => {
     const root =
       document.querySelector("article.bd-article") || document.querySelector("main") || document.body;
-    const escaped = [...new Set(words)]
+    // not lower-cased: the i flag matches any case ("İstanbul".toLowerCase() is no longer "İstanbul")
+    const escaped = [...new Map(words.map((w) => [w.toLowerCase(), w])).values()]
       .sort((a, b) => b.length - a.length)
       .map((w) => w.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"));
     const any = new RegExp(escaped.join("|"), "iu");
     const found = new RegExp(escaped.join("|"), "giu"); // where a word starts
     const each = escaped.map((w) => new RegExp(w, "iuy")); // each word, longest first, at that place
-    const walk = texts(root);
+    const walk = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
     const nodes = [];
-    while (walk.nextNode()) if (any.test(walk.currentNode.nodeValue)) nodes.push(walk.currentNode);
+    while (walk.nextNode()) {
+      const node = walk.currentNode;
+      if (any.test(node.nodeValue) && !node.parentElement.closest(SKIP)) nodes.push(node);
+    }
     // the surroundings of every node with a word first, then the marks (a mark splits nodes others read)
     const around = nodes.map((node) => [beside(node, false).slice(-1), beside(node, true)]);
     nodes.forEach((node, i) => {
@@ -176,7 +183,7 @@
       if (typeof SPHINX_HIGHLIGHT_ENABLED !== "undefined" && !SPHINX_HIGHLIGHT_ENABLED) return;
       const url = new URL(window.location);
       const asked = localStorage.getItem("sphinx_highlight_terms") || url.searchParams.get("highlight");
-      const words = (asked || "").toLowerCase().split(/\s+/).filter(Boolean);
+      const words = (asked || "").split(/\s+/).filter(Boolean);
       localStorage.removeItem("sphinx_highlight_terms");
       url.searchParams.delete("highlight");
       window.history.replaceState(window.history.state, "", url);

@@ -272,34 +272,50 @@ def table_breaks(app: Sphinx, doctree: nodes.document, docname: str) -> None:
 #: A numeric range ("2.3–2.8", "2019–2021"): a line may break after an en dash, which left "2.3–" at a
 #: line's end on a phone; each range is put in a span that does not wrap (fieldnotes.css, .fn-range), a
 #: range of sections ("§3.1–3.3") with its link (sectionrefs.py makes "§3.1" a link before this runs).
-_RANGE = re.compile(r"(?<![\w.])\d+(?:\.\d+)*–\d+(?:\.\d+)*(?![\w])")
-_SECTION_TAIL = re.compile(r"–\d+(?:\.\d+)*(?![\w])")
+_RANGE = re.compile(r"(?<![\w.])\d++(?:\.\d++)*+–\d++(?:\.\d++)*+(?!\.?\w)")
+_SECTION_TAIL = re.compile(r"–\d++(?:\.\d++)*+(?!\.?\w)")  # "–3.3" after the link "§3.1"
 _VERBATIM = (nodes.literal, nodes.FixedTextElement, nodes.raw, nodes.math, nodes.comment)
+
+
+def _range(*children: nodes.Node) -> nodes.inline:
+    return nodes.inline("", "", *children, classes=["fn-range"])
+
+
+def _secref(node: nodes.Node | None) -> bool:
+    return isinstance(node, nodes.reference) and "fn-secref" in node["classes"]
 
 
 def join_ranges(app: Sphinx | None, doctree: nodes.document, docname: str) -> None:
     """Every numeric range in the page's prose and generated text stays on one line (not in code, math or
-    raw HTML, which are shown as written); the text itself is unchanged."""
+    raw HTML, which are shown as written): "2.0–2.15", "§3.1–3.3" and "§1.2–§1.4" (the § are links); the
+    text itself is unchanged."""
     for text in list(doctree.findall(nodes.Text)):
         value, parent = str(text), text.parent
-        tail = _SECTION_TAIL.match(value)
-        at = parent.index(text)
-        link = parent[at - 1] if at else None
-        joined = tail and isinstance(link, nodes.reference) and "fn-secref" in link["classes"]
-        if not (joined or _RANGE.search(value)) or any(isinstance(a, _VERBATIM) for a in _ancestors(text)):
+        tail, between = _SECTION_TAIL.match(value), value == "–"
+        if (
+            not (tail or between or _RANGE.search(value))
+            or (isinstance(parent, nodes.inline) and "fn-range" in parent["classes"])  # joined already
+            or any(isinstance(a, _VERBATIM) for a in _ancestors(text))
+        ):
+            continue
+        at = next(i for i, child in enumerate(parent.children) if child is text)  # (Text == compares text)
+        before = parent[at - 1] if at else None
+        after = parent[at + 1] if at + 1 < len(parent) else None
+        if between:
+            if _secref(before) and _secref(after):
+                parent[at - 1 : at + 2] = [_range(before, nodes.Text(value), after)]
             continue
         new: list[nodes.Node] = []
-        if joined:
-            parent.remove(link)
-            new.append(nodes.inline("", "", link, nodes.Text(tail.group()), classes=["fn-range"]))
-            value = value[tail.end() :]
+        start = at
+        if tail and _secref(before):
+            new.append(_range(before, nodes.Text(tail.group())))
+            value, start = value[tail.end() :], at - 1
         last = 0
         for m in _RANGE.finditer(value):
-            whole = nodes.inline(m.group(), m.group(), classes=["fn-range"])
-            new += [nodes.Text(value[last : m.start()]), whole]
+            new += [nodes.Text(value[last : m.start()]), _range(nodes.Text(m.group()))]
             last = m.end()
         new.append(nodes.Text(value[last:]))
-        parent.replace(text, [n for n in new if not isinstance(n, nodes.Text) or str(n)])
+        parent[start : at + 1] = [n for n in new if not isinstance(n, nodes.Text) or str(n)]
 
 
 def _ancestors(node: nodes.Node):  # noqa: ANN202 - a generator of nodes
