@@ -272,8 +272,9 @@ def table_breaks(app: Sphinx, doctree: nodes.document, docname: str) -> None:
 #: A numeric range ("2.3–2.8", "2019–2021"): a line may break after an en dash, which left "2.3–" at a
 #: line's end on a phone; each range is put in a span that does not wrap (fieldnotes.css, .fn-range), a
 #: range of sections ("§3.1–3.3") with its link (sectionrefs.py makes "§3.1" a link before this runs).
-_RANGE = re.compile(r"(?<![\w.])\d++(?:\.\d++)*+–\d++(?:\.\d++)*+(?!\.?\w)")
-_SECTION_TAIL = re.compile(r"–\d++(?:\.\d++)*+(?!\.?\w)")  # "–3.3" after the link "§3.1"
+# (ASCII \w, as the browser test's: a range next to Chinese, "第2–3章", is a range)
+_RANGE = re.compile(r"(?<![\w.])\d++(?:\.\d++)*+–\d++(?:\.\d++)*+(?!\.?\w)", re.ASCII)
+_SECTION_TAIL = re.compile(r"–\d++(?:\.\d++)*+(?!\.?\w)", re.ASCII)  # "–3.3" after the link "§3.1"
 _VERBATIM = (nodes.literal, nodes.FixedTextElement, nodes.raw, nodes.math, nodes.comment)
 
 
