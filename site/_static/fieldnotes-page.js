@@ -97,18 +97,16 @@
   const SKIP = "script, style, svg, button, select, textarea, .nohighlight, span.highlighted";
   const upper = (c) => /\p{Lu}/u.test(c);
   const lower = (c) => /\p{Ll}/u.test(c);
-  // a walker over the text under root, past what is not marked (and stopping at a <br> when asked)
-  const texts = (root, br = false) =>
-    document.createTreeWalker(root, NodeFilter.SHOW_TEXT | NodeFilter.SHOW_ELEMENT, (n) =>
-      n.nodeType === Node.TEXT_NODE || (br && n.tagName === "BR")
-        ? NodeFilter.FILTER_ACCEPT
-        : n.matches(SKIP) ? NodeFilter.FILTER_REJECT : NodeFilter.FILTER_SKIP
-    );
-  // the text next to a node, across inline elements, up to the block it sits in or a line break
+  // the text next to a node, across inline elements (past those not marked), up to the block it sits in
+  // or a line break
   const blockOf = (node) => node.parentElement.closest(BLOCK) || document.body;
   const beside = (node, forward) => {
     const block = blockOf(node);
-    const walk = texts(block, true);
+    const walk = document.createTreeWalker(block, NodeFilter.SHOW_TEXT | NodeFilter.SHOW_ELEMENT, (n) =>
+      n.nodeType === Node.TEXT_NODE || n.tagName === "BR"
+        ? NodeFilter.FILTER_ACCEPT
+        : n.matches(SKIP) ? NodeFilter.FILTER_REJECT : NodeFilter.FILTER_SKIP
+    );
     walk.currentNode = node;
     let text = "";
     while (text.length < 32 && (forward ? walk.nextNode() : walk.previousNode())) {

@@ -77,7 +77,7 @@ def setup(app: Sphinx) -> dict[str, Any]:
     app.connect("doctree-read", lay_out_outputs)
     app.connect("doctree-resolved", table_breaks)
     app.connect("doctree-resolved", link_section_refs)
-    app.connect("doctree-resolved", join_ranges)  # after the § links: "§2.1–2.3" is read there as written
+    app.connect("doctree-resolved", join_ranges)  # after the § links: it joins "§3.1–3.3" with its link
     app.connect("env-get-outdated", generated_outdated)
     app.connect("html-page-context", page_context)
     app.connect("build-finished", finish)
