@@ -5,7 +5,10 @@
       both "#x#"), and a bonus when the paste quotes the entry's asserted message (two words or more): all of
       it, or its skeleton with other numbers, shapes, quoted names and exception classes in the slots; longer
       quotes earn more, and the message quoted first in a paste a little more. A small bonus when its
-      exception class occurs. The best entries are listed first and link to the reproducing cell.
+      exception class occurs. The best entries are listed first and link to the reproducing cell. In an
+      import or attribute error the quoted name is what the message is about ("No module named
+      'torch._six'"): it is no slot there, and a paste of the same sentence with another name
+      ("No module named 'torchvision'") is listed as possibly related, not as the reproduced error.
    2. Section search: a question is ranked against every section of the notebooks (BM25F over its heading,
       its page's title with the parent heading, and its own text: prose, visible code, claim statements;
       window.FIELDNOTES_SECTIONS, written by the build with each field's words already counted), plus how
@@ -80,8 +83,11 @@
   // skeleton in order, whatever fills the slots, quotes the message ("size mismatch for 6.weight" and
   // "size mismatch for conv1.0.weight: …"). Slots at either end are dropped; `lit` counts the fixed letters.
   const SLOT = /#|^['"`<]|^[a-z]+(?:error|exception|warning)\W*$/;
-  const skeleton = (f) => {
-    const toks = f.split(" ").map((t) => ({ t, slot: SLOT.test(t) }));
+  // In these errors the quoted name is the message's subject, not a value that changes from run to run.
+  const NAMED = /^(?:ModuleNotFoundError|ImportError|AttributeError)$/;
+  const skeleton = (f, named = false) => {
+    const name = (t) => named && /^['"`]/.test(t) && !t.includes("#");
+    const toks = f.split(" ").map((t) => ({ t, slot: SLOT.test(t) && !name(t) }));
     if (!toks.some((x) => x.slot)) return null; // all fixed: the fragment itself
     while (toks.length && toks[0].slot) toks.shift();
     while (toks.length && toks[toks.length - 1].slot) toks.pop();
@@ -104,7 +110,15 @@
         .split(" / ")
         .map((f) => shapes(norm(f)))
         .filter((f) => f.includes(" ") && f.length >= 10);
-      return { ...e, words: words(text), fragments, skeletons: fragments.map(skeleton).filter(Boolean) };
+      const named = NAMED.test(e.ename);
+      return {
+        ...e,
+        words: words(text),
+        fragments,
+        skeletons: fragments.map((f) => skeleton(f, named)).filter(Boolean),
+        // the same sentence about any name ("no module named …"): it tells a paste about another name
+        others: named ? fragments.map((f) => skeleton(f)).filter(Boolean) : [],
+      };
     });
     entries.forEach((e) => new Set(e.words).forEach((w) => df.set(w, (df.get(w) || 0) + 1)));
     // a claim's further messages (ename "message") raise what the claim raises
@@ -153,7 +167,8 @@
       // the exception class as Python prints it ("TypeError: …") tells entries with similar words apart
       if (paste.includes(e.raises.split(".").pop() + ":")) score += 0.15;
       const key = e.anchor + "@" + e.page;
-      if (!best.has(key) || best.get(key).score < score) best.set(key, { ...e, score, quoted, at });
+      const other = !quoted && e.others.some((k) => shaped.search(k.re) >= 0);
+      if (!best.has(key) || best.get(key).score < score) best.set(key, { ...e, score, quoted, other, at });
     });
     // of two messages quoted in one paste, the first is its headline ("Missing key(s) … Unexpected …")
     const head = Math.min(...[...best.values()].map((e) => e.at));
@@ -185,16 +200,23 @@
       .sort((a, b) => idf(stem(b)) - idf(stem(a)) || b.length - a.length)
       .slice(0, 3);
   };
-  window.FieldnotesSearch = { matchErrors, words };
-
-  const showErrors = (paste) => {
+  // What the search page lists for a paste: null, or the hits and whether the first is its reproduced error.
+  const errorHits = (paste) => {
     // a few plain words list an error only when they contain its asserted message
     const all = matchErrors(paste).filter((e) => looksLikeError(paste) || e.quoted);
-    if (!all.length) return;
-    // only hits close to the best one; a weak best (no asserted message quoted) is said to be a guess
+    if (!all.length) return null;
+    // only hits close to the best one; a weak best (no asserted message quoted), or the best's sentence
+    // about another module or attribute, is said to be a guess
     const top = all[0].score;
     const hits = all.filter((e) => e.score >= Math.max(0.15, top / 2)).slice(0, 5);
-    const sure = all[0].quoted || top >= 0.6;
+    return { hits, sure: all[0].quoted || (top >= 0.6 && !all[0].other) };
+  };
+  window.FieldnotesSearch = { matchErrors, errorHits, words };
+
+  const showErrors = (paste) => {
+    const found = errorHits(paste);
+    if (!found) return;
+    const { hits, sure } = found;
     const root = document.documentElement.dataset.content_root || "";
     const box = document.createElement("section");
     box.id = "fieldnotes-error-hits";
