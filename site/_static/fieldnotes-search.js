@@ -5,10 +5,10 @@
       both "#x#"), and a bonus when the paste quotes the entry's asserted message (two words or more): all of
       it, or its skeleton with other numbers, shapes, quoted names and exception classes in the slots; longer
       quotes earn more, and the message quoted first in a paste a little more. A small bonus when its
-      exception class occurs. The best entries are listed first and link to the reproducing cell. In an
-      import or attribute error the quoted name is what the message is about ("No module named
-      'torch._six'"): it is no slot there, and a paste of the same sentence with another name
-      ("No module named 'torchvision'") is listed as possibly related, not as the reproduced error.
+      exception class occurs. The best entries are listed first and link to the reproducing cell. In
+      "No module named 'torch._six'" and "… has no attribute 'x'" the quoted name is what the message is
+      about: it is no slot there, and a paste of the same sentence with another name ("No module named
+      'torchvision'") is listed as possibly related, not as the reproduced error.
    2. Section search: a question is ranked against every section of the notebooks (BM25F over its heading,
       its page's title with the parent heading, and its own text: prose, visible code, claim statements;
       window.FIELDNOTES_SECTIONS, written by the build with each field's words already counted), plus how
@@ -83,12 +83,18 @@
   // skeleton in order, whatever fills the slots, quotes the message ("size mismatch for 6.weight" and
   // "size mismatch for conv1.0.weight: …"). Slots at either end are dropped; `lit` counts the fixed letters.
   const SLOT = /#|^['"`<]|^[a-z]+(?:error|exception|warning)\W*$/;
-  // In these errors the quoted name is the message's subject, not a value that changes from run to run.
-  const NAMED = /^(?:ModuleNotFoundError|ImportError|AttributeError)$/;
-  const skeleton = (f, named = false) => {
-    const name = (t) => named && /^['"`]/.test(t) && !t.includes("#");
-    const toks = f.split(" ").map((t) => ({ t, slot: SLOT.test(t) && !name(t) }));
-    if (!toks.some((x) => x.slot)) return null; // all fixed: the fragment itself
+  // In "… has no attribute 'x'" and "No module named 'x'" the quoted name is what the message is about
+  // (which attribute, which module), not a value that changes from run to run: with `subjects` it is no
+  // slot but must match, with or without its quotes. ("Can't get attribute 'Net' on …" names the user's
+  // class: a slot.)
+  const SUBJECT = /^(?:no attribute|module named)$/;
+  const UNQUOTE = /^['"`]|['"`]?[.,;:]*$/g;
+  const skeleton = (f, subjects = false) => {
+    const toks = f.split(" ").map((t, i, all) => {
+      const name = subjects && /^['"`]/.test(t) && i >= 2 && SUBJECT.test(`${all[i - 2]} ${all[i - 1]}`);
+      return { t, name, slot: SLOT.test(t) && !name };
+    });
+    if (!toks.some((x) => x.slot || x.name)) return null; // all fixed: the fragment itself
     while (toks.length && toks[0].slot) toks.shift();
     while (toks.length && toks[toks.length - 1].slot) toks.pop();
     const fixed = toks.filter((x) => !x.slot);
@@ -96,10 +102,12 @@
     if (fixed.length < 2 || lit < 10) return null;
     const parts = [];
     toks.forEach((x, i) => {
-      if (!x.slot) parts.push(escape(x.t.replace(/[.,;:]+$/, "")) + "[.,;:]*");
+      if (x.name) parts.push(`['"\`]?${escape(x.t.replace(UNQUOTE, ""))}['"\`]?[.,;:]*`);
+      else if (!x.slot) parts.push(escape(x.t.replace(/[.,;:]+$/, "")) + "[.,;:]*");
       else if (!toks[i - 1].slot) parts.push("\\S+(?:\\s+\\S+){0,8}?");
     });
-    return { re: new RegExp("(?:^|\\s)" + parts.join("\\s+") + "(?=\\s|$)"), lit };
+    const subject = toks.some((x) => x.name);
+    return { re: new RegExp("(?:^|\\s)" + parts.join("\\s+") + "(?=\\s|$)"), lit, subject };
   };
   const buildIndex = () => {
     entries = (window.FIELDNOTES_ERRORS || []).map((e) => {
@@ -110,14 +118,14 @@
         .split(" / ")
         .map((f) => shapes(norm(f)))
         .filter((f) => f.includes(" ") && f.length >= 10);
-      const named = NAMED.test(e.ename);
+      const skeletons = fragments.map((f) => skeleton(f, true)).filter(Boolean);
       return {
         ...e,
         words: words(text),
         fragments,
-        skeletons: fragments.map((f) => skeleton(f, named)).filter(Boolean),
+        skeletons,
         // the same sentence about any name ("no module named …"): it tells a paste about another name
-        others: named ? fragments.map((f) => skeleton(f)).filter(Boolean) : [],
+        others: skeletons.some((k) => k.subject) ? fragments.map((f) => skeleton(f)).filter(Boolean) : [],
       };
     });
     entries.forEach((e) => new Set(e.words).forEach((w) => df.set(w, (df.get(w) || 0) + 1)));
@@ -223,11 +231,23 @@
     const h = document.createElement("h2");
     h.textContent = sure ? "Reproduced errors" : "Possibly related reproduced errors";
     box.appendChild(h);
+    const results = document.getElementById("search-results");
     if (!sure) {
+      // said first, above the sections (a reader of a long result list must not take a guess for a match)
+      const note = document.createElement("p");
+      note.id = "fieldnotes-no-repro";
+      const index = document.createElement("a");
+      index.href = `${root}errors.html`;
+      index.textContent = "error index";
+      note.append(
+        "No reproduced error matches this message closely. The sections below share some of its words " +
+          "and may still answer it; the nearest reproduced errors follow them, and the ",
+        index,
+        " lists every error the notebooks reproduce."
+      );
+      results.parentNode.insertBefore(note, results);
       const p = document.createElement("p");
-      p.textContent =
-        "None of the reproduced errors matches this message closely: these share some of its words. " +
-        "The page results below may help, or the full list on the error index.";
+      p.textContent = "Each shares some of the message's words; none is this error.";
       box.appendChild(p);
     }
     const list = document.createElement("ol");
@@ -259,7 +279,6 @@
       list.appendChild(li);
     });
     box.appendChild(list);
-    const results = document.getElementById("search-results");
     results.parentNode.insertBefore(box, results);
     return sure ? null : box; // sections go above a guess, below a sure hit
   };
@@ -770,7 +789,11 @@
     a.textContent = better;
     p.append("Did you mean ", a, "?");
     const results = document.getElementById("search-results");
-    const first = document.getElementById("fieldnotes-error-hits") || document.getElementById("fieldnotes-section-hits");
+    // above whatever is listed first: the no-match note, a sure error hit, or the sections
+    const first = ["fieldnotes-no-repro", "fieldnotes-section-hits", "fieldnotes-error-hits"]
+      .map((id) => document.getElementById(id))
+      .filter(Boolean)
+      .sort((a, b) => (a.compareDocumentPosition(b) & Node.DOCUMENT_POSITION_FOLLOWING ? -1 : 1))[0];
     results.parentNode.insertBefore(p, first || results);
   };
   window.FieldnotesSearch.corrected = corrected;
