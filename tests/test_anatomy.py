@@ -51,6 +51,9 @@ def test_fold_claim_list_folds_once():
     assert "<summary>All 2 claims this page proves</summary>" in folded
     assert folded.index("<details>") < folded.index("**Claims**") < folded.index("</details>")
     assert fold_claim_list(folded) == folded
+    # a claim added to a folded list is counted again, nothing else changes
+    added = folded.replace("- **C2** two\n", "- **C2** two\n- **C3** three\n")
+    assert fold_claim_list(added) == added.replace("All 2 claims", "All 3 claims")
 
 
 def _nb(*cells: nbformat.NotebookNode) -> nbformat.NotebookNode:

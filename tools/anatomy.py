@@ -172,12 +172,21 @@ def fix(path: Path) -> list[str]:
     return layout_problems(read(path))
 
 
+#: the summary line of a folded Claims list
+SUMMARY = re.compile(r"^<summary>All \d+ claims this page proves</summary>$")
+
+
+def _summary(n: int) -> str:
+    return f"<summary>All {n} claims this page proves</summary>"
+
+
 def fold_claim_list(source: str) -> str:
     """Fold the first cell's **Claims** list (to the end of its list) into ``<details>``: the reader opens
-    it when wanted; the site and JupyterLab both render the block, and tools still read the list."""
+    it when wanted; the site and JupyterLab both render the block, and tools still read the list. A list
+    folded before keeps its fold, its summary recounted (claims added later are counted)."""
     lines = source.split("\n")
     start = next((i for i, ln in enumerate(lines) if ln.startswith("**Claims**")), None)
-    if start is None or any(ln.startswith("<details>") for ln in lines[:start]):
+    if start is None:
         return source
     end = start + 1
     while end < len(lines) and (not lines[end].strip() or lines[end].startswith(("- ", "  "))):
@@ -185,7 +194,13 @@ def fold_claim_list(source: str) -> str:
     while end > start + 1 and not lines[end - 1].strip():
         end -= 1
     n = sum(ln.startswith("- **C") for ln in lines[start:end])
-    folded = ["<details>", f"<summary>All {n} claims this page proves</summary>", ""]
+    if any(ln.startswith("<details>") for ln in lines[:start]):
+        return (
+            "\n".join(_summary(n) if SUMMARY.match(ln) else ln for ln in lines[:start])
+            + "\n"
+            + "\n".join(lines[start:])
+        )
+    folded = ["<details>", _summary(n), ""]
     return "\n".join(lines[:start] + folded + lines[start:end] + ["", "</details>"] + lines[end:])
 
 
