@@ -977,6 +977,21 @@ def test_pasted_errors_the_site_lacks_are_not_claimed(base_url, browser):
         sure = _sure(v.page, rows)
         # the entry's own module is still its reproduced error, quoted or not (a paste may lose the quotes)
         ours = _sure(v.page, [{"paste": f"ModuleNotFoundError: {six}"}, {"paste": six.replace("'", "")}])
+        # only the name after "module named" / "no attribute" is the subject, quoted or not; a user's own
+        # class in "Can't get attribute 'Net' on ..." stays a slot
+        quoted = v.page.evaluate(
+            "cases => cases.map(([m, p]) => FieldnotesSearch.quotes(m, p))",
+            [
+                [six, "ModuleNotFoundError: No module named 'torchvision'"],
+                [six, "No module named torch._six"],
+                ["has no attribute 'values'", "AttributeError: 'X' object has no attribute 'pca'"],
+                ["has no attribute 'values'", "AttributeError: 'MyDataset' object has no attribute values"],
+                [
+                    "Can't get attribute 'TinyNet' on <module '__main__'>",
+                    "AttributeError: Can't get attribute 'Net' on <module '__main__' from 'cifar10.py'>",
+                ],
+            ],
+        )
         v.search_done()
         v.check_clean("search for a module the site has no entry for")
     finally:
@@ -984,6 +999,7 @@ def test_pasted_errors_the_site_lacks_are_not_claimed(base_url, browser):
     assert heading == "Possibly related reproduced errors" and six in first, (heading, first)
     assert order == ["fieldnotes-no-repro", "fieldnotes-section-hits", "fieldnotes-error-hits"], order
     assert ours == [True, True]
+    assert quoted == [False, True, False, True, True], quoted
     claimed = [r["paste"][:90] for r, s in zip(rows, sure) if s]
     assert len(claimed) <= 0.02 * len(rows), f"{len(claimed)} headed 'Reproduced errors': {claimed}"
 

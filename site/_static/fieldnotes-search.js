@@ -219,7 +219,14 @@
     const hits = all.filter((e) => e.score >= Math.max(0.15, top / 2)).slice(0, 5);
     return { hits, sure: all[0].quoted || (top >= 0.6 && !all[0].other) };
   };
-  window.FieldnotesSearch = { matchErrors, errorHits, words };
+  // Whether a paste quotes an asserted message, its fragment or its skeleton (for the browser tests).
+  const quotes = (message, paste) => {
+    const f = shapes(norm(message));
+    const k = skeleton(f, true);
+    const p = shapes(norm(paste));
+    return p.includes(f) || (!!k && p.search(k.re) >= 0);
+  };
+  window.FieldnotesSearch = { matchErrors, errorHits, quotes, words };
 
   const showErrors = (paste) => {
     const found = errorHits(paste);
@@ -236,6 +243,7 @@
       // said first, above the sections (a reader of a long result list must not take a guess for a match)
       const note = document.createElement("p");
       note.id = "fieldnotes-no-repro";
+      note.setAttribute("role", "note");
       const index = document.createElement("a");
       index.href = `${root}errors.html`;
       index.textContent = "error index";
@@ -247,7 +255,7 @@
       );
       results.parentNode.insertBefore(note, results);
       const p = document.createElement("p");
-      p.textContent = "Each shares some of the message's words; none is this error.";
+      p.textContent = "Each shares some of the message's words; none matches it closely.";
       box.appendChild(p);
     }
     const list = document.createElement("ol");
@@ -789,11 +797,8 @@
     a.textContent = better;
     p.append("Did you mean ", a, "?");
     const results = document.getElementById("search-results");
-    // above whatever is listed first: the no-match note, a sure error hit, or the sections
-    const first = ["fieldnotes-no-repro", "fieldnotes-section-hits", "fieldnotes-error-hits"]
-      .map((id) => document.getElementById(id))
-      .filter(Boolean)
-      .sort((a, b) => (a.compareDocumentPosition(b) & Node.DOCUMENT_POSITION_FOLLOWING ? -1 : 1))[0];
+    // above whatever is listed first (in document order)
+    const first = document.querySelector("#fieldnotes-no-repro, #fieldnotes-section-hits, #fieldnotes-error-hits");
     results.parentNode.insertBefore(p, first || results);
   };
   window.FieldnotesSearch.corrected = corrected;
