@@ -195,11 +195,7 @@ def fold_claim_list(source: str) -> str:
         end -= 1
     n = sum(ln.startswith("- **C") for ln in lines[start:end])
     if any(ln.startswith("<details>") for ln in lines[:start]):
-        return (
-            "\n".join(_summary(n) if SUMMARY.match(ln) else ln for ln in lines[:start])
-            + "\n"
-            + "\n".join(lines[start:])
-        )
+        return "\n".join([_summary(n) if SUMMARY.match(ln) else ln for ln in lines[:start]] + lines[start:])
     folded = ["<details>", _summary(n), ""]
     return "\n".join(lines[:start] + folded + lines[start:end] + ["", "</details>"] + lines[end:])
 
