@@ -941,7 +941,7 @@ def test_pasted_errors_find_their_entry(site, base_url, browser, scheme):
     first = sum(rk == 1 for rk in ranks) / len(rows)
     assert first >= 0.95, f"first for {first:.0%}: {misses}"
     assert all(rk is not None and rk <= 3 for rk in ranks), f"not in the top 3: {misses}"
-    # and the page heads them "Reproduced errors", not "Possibly related …" (305 of 313 on 2026-12-01)
+    # and the page heads them "Reproduced errors", not "Possibly related …" (312 of 320 on 2026-12-01)
     unsure = [r["paste"][:80] for r, s in zip(rows, sure) if not s]
     assert len(unsure) <= 0.035 * len(rows), f"{len(unsure)} called possibly related: {unsure}"
 
@@ -1548,6 +1548,37 @@ def test_questions_land_on_the_section_that_answers_them(site, base_url, browser
         assert v.page.locator("article span.highlighted").count(), "no word marked"
     finally:
         v.close()
+
+
+def test_the_hide_marks_button_covers_no_heading_on_a_phone(base_url, browser):
+    """A section opened from the search page at 390 px: its heading sits at the top of the screen, and the
+    "Hide search marks" button, in view, covers none of the headings in view (at the top right it covered
+    the end of this section's heading, 2026-12-01)."""
+    query = "EOFError: Ran out of input"
+    v = Visit(browser, f"{base_url}search.html?q={quote(query)}", viewport={"width": 390, "height": 844})
+    try:
+        link = v.page.locator("#fieldnotes-section-hits a").first
+        link.wait_for()
+        link.click()
+        v.page.wait_for_load_state("load")
+        v.page.wait_for_function("() => document.documentElement.dataset.fnMarks", timeout=5000)
+        boxes = v.page.evaluate(
+            """() => {
+                const box = e => { const r = e.getBoundingClientRect();
+                    return [r.left, r.top, r.right, r.bottom]; };
+                const b = document.querySelector("button.fn-hide-marks");
+                const hs = [...document.querySelectorAll("article :is(h1, h2, h3)")].map(box)
+                    .filter(([, t, , bt]) => bt > 0 && t < innerHeight);
+                return {button: b && box(b), headings: hs, height: innerHeight};
+            }"""
+        )
+    finally:
+        v.close()
+    (left, top, right, bottom), headings = boxes["button"], boxes["headings"]
+    assert headings and 0 <= headings[0][1] < 300, headings  # the section's heading, at the top
+    assert 0 <= top and bottom <= boxes["height"], boxes["button"]
+    covered = [h for h in headings if not (h[2] <= left or h[0] >= right or h[3] <= top or h[1] >= bottom)]
+    assert not covered, f"the button {boxes['button']} covers headings {covered}"
 
 
 def test_a_hyphenated_word_matches_its_one_word_spelling(base_url, browser):
