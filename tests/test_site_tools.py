@@ -5,6 +5,7 @@ import pytest
 
 from fieldnotes_site import porter as porter_js
 from fieldnotes_site.cjk_font import cjk_chars
+from fieldnotes_site.data import ErrorEntry
 from fieldnotes_site.docnodes import text_nodes
 from fieldnotes_site.pages.stamp import gpu_clause
 from fieldnotes_site.search import NOT_PROSE, SearchChinesePorter, _own_text, section_index, words
@@ -539,3 +540,24 @@ def test_join_ranges_keeps_numeric_ranges_whole_outside_code():
     assert [n for n in doc.children[1].children] == kept
     join_ranges(None, doc, "x")
     assert [n.astext() for n in doc.findall(nodes.inline) if "fn-range" in n["classes"]] == spans
+
+
+def test_an_asserted_part_cut_inside_brackets_is_listed_with_an_ellipsis():
+    """The error lists show an asserted part that stops inside brackets or quotes with "…" (the search box
+    listed "RuntimeError: DataLoader worker (pid" as if cut by mistake); whole messages, balanced parts and
+    exact messages stay as written, and only the first line is shown."""
+
+    def shown(message: str, kind: str = "asserted") -> str:
+        return ErrorEntry("a", kind, "RuntimeError", message, "16", "notebooks/x", "1.1").shown
+
+    assert shown("DataLoader worker (pid") == "DataLoader worker (pid…"
+    assert shown('Target size (torch.Size([16])) must be the same as "x') == (
+        'Target size (torch.Size([16])) must be the same as "x…'
+    )
+    assert shown("Can't get attribute 'TinyNet' on <module '__main__'>") == (
+        "Can't get attribute 'TinyNet' on <module '__main__'>"
+    )
+    assert shown("Expected more than 1 value per channel") == "Expected more than 1 value per channel"
+    assert shown("DataLoader worker (pid", kind="exact") == "DataLoader worker (pid"
+    assert shown("\x1b[31mfirst line\x1b[0m\nsecond line") == "first line"
+    assert shown("") == "(message varies)"

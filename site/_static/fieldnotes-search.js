@@ -274,7 +274,7 @@
       li.appendChild(a);
       const code = document.createElement("code");
       code.textContent = e.ename;
-      li.append(" — ", code, `: ${e.message.split("\n")[0] || "(message varies)"}`);
+      li.append(" — ", code, `: ${e.shown}`);
       if (e.gpu_only) li.append(" [needs CUDA: checked on GPU runners, skipped on the CPU one]");
       // what the claim proves, one tap away: a whole statement runs to a phone screen and more
       if (e.claim) {

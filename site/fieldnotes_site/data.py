@@ -12,6 +12,7 @@ import nbformat
 from sphinx.application import Sphinx
 
 from tools.notebooks import (
+    ANSI_RE,
     claim_cells,
     ledger,
     load_records,
@@ -43,6 +44,19 @@ class ErrorEntry:
     claim: str = ""
     statement: str = ""
     gpu_only: bool = False  # its claim is skipped on the CPU runner: the cell shows it only on a GPU
+
+    @property
+    def shown(self) -> str:
+        """The message's first line as the error lists show it: "(message varies)" when there is none, and
+        an asserted part that stops inside brackets or quotes ("DataLoader worker (pid") ends in "…", so
+        it does not read as the whole message cut by mistake."""
+        text = ANSI_RE.sub("", self.message).strip()
+        line = text.splitlines()[0] if text else ""
+        if not line:
+            return "(message varies)"
+        pairs = ("()", "[]", "{}", "<>")
+        unclosed = any(line.count(a) > line.count(b) for a, b in pairs) or line.count('"') % 2
+        return f"{line}…" if self.kind == "asserted" and unclosed else line
 
 
 @dataclass

@@ -70,6 +70,7 @@ def error_records(site: SiteData) -> list[dict[str, str]]:
                 "section": e.section,
                 "ename": e.ename,
                 "message": ANSI_RE.sub("", e.message).strip(),
+                "shown": e.shown,  # what the list shows (the message is what is matched)
                 "kind": e.kind,
                 "claim": f"{e.num}-{e.claim}" if e.claim else "",
                 "statement": e.statement,

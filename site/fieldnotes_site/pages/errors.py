@@ -7,10 +7,6 @@ from typing import Any
 
 from docutils import nodes
 
-from tools.notebooks import (
-    ANSI_RE,
-)
-
 from ..docnodes import _Directive, emph, para, table, xref
 from ..notebook_page import section_label
 from ..ranked import coverage, load_ranked
@@ -22,8 +18,7 @@ class ErrorsDirective(_Directive):
     def run(self) -> list[nodes.Node]:
         rows = []
         for e in self.site.errors():
-            text = ANSI_RE.sub("", e.message).strip()
-            msg = text.splitlines()[0] if text else "(message varies)"
+            msg = e.shown
             nb = self.site.by_num[e.num]
             where = xref(self.docname, e.anchor, f"{e.num} · {e.section or nb.title}".replace("`", ""))
             claim: list[Any] = [self.claim_link(e.num, e.claim)] if e.claim else ["—"]
