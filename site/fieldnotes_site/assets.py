@@ -1,5 +1,6 @@
-"""Weight and static files: the icon script in place of the theme's Font Awesome bundle, only the MathJax
-files pages load, the Chinese font check, and the pruning of what no page requests (build-finished)."""
+"""Weight and static files: the icon script in place of the theme's Font Awesome bundle, code without the
+markup of tokens drawn as plain text, only the MathJax files pages load, the Chinese font check, and the
+pruning of what no page requests (build-finished)."""
 
 from __future__ import annotations
 
@@ -9,6 +10,9 @@ import shutil
 from pathlib import Path
 from typing import Any
 
+from pygments.style import StyleMeta
+from pygments.styles import get_style_by_name
+from pygments.token import STANDARD_TYPES, Token
 from sphinx.application import Sphinx
 
 from .asks import ASKS, load_asks, unknown_sections
@@ -62,8 +66,46 @@ def icon_script(theme_js: Path, used: set[tuple[str, str]]) -> str:
     )
 
 
+def plain_classes(styles: list[StyleMeta]) -> frozenset[str]:
+    """The token classes (``n``: a name, ``p``: punctuation, ...) that every one of ``styles`` draws as its
+    plain text: same colour, weight, slant and background. Their ``<span>`` changes nothing on screen."""
+    if not styles:
+        raise ValueError("plain_classes needs at least one Pygments style")
+    plain = set(STANDARD_TYPES.values()) - {""}
+    for style in styles:
+        if not isinstance(style, StyleMeta):
+            raise ValueError(f"not a Pygments style: {style!r}")
+        text = style.style_for_token(Token.Text)
+        plain &= {c for t, c in STANDARD_TYPES.items() if c and style.style_for_token(t) == text}
+    return frozenset(plain)
+
+
+def page_styles(app: Sphinx) -> list[StyleMeta]:
+    """The Pygments styles the pages draw code with: the theme's light and dark ones (pydata-sphinx-theme
+    writes pygments.css from both, whatever Sphinx's own ``pygments_style``), else Sphinx's own."""
+    theme = getattr(app.builder, "theme", None)
+    if theme is not None:
+        options = {**theme.get_options(), **(app.config.html_theme_options or {})}
+        names = [options.get(f"pygments_{mode}_style") for mode in ("light", "dark")]
+        if all(names):
+            return [get_style_by_name(name) for name in names]
+    return [app.builder.highlighter.formatter_args["style"]]
+
+
+def unwrap_spans(html: str, classes: frozenset[str]) -> str:
+    """``html`` with each ``<span class="C">text</span>`` of a class in ``classes`` replaced by its text (the
+    code of a notebook page carried ~15,000 such spans, a third of its bytes)."""
+    if not classes:
+        return html
+    names = "|".join(sorted(map(re.escape, classes)))
+    return re.sub(rf'<span class="(?:{names})">([^<]*)</span>', r"\1", html)
+
+
 def page_context(app: Sphinx, pagename: str, templatename: str, context: dict, doctree: Any) -> None:
-    """Swap the theme's Font Awesome bundle for the icon script; load the error search on the search page."""
+    """Swap the theme's Font Awesome bundle for the icon script; load the error search on the search page;
+    drop the highlighting spans that draw plain text (both colour themes' Pygments styles)."""
+    if "body" in context:
+        context["body"] = unwrap_spans(context["body"], plain_classes(page_styles(app)))
     pathto = context.get("pathto")
     if pathto is not None and not getattr(pathto, "_fieldnotes", False):
 
