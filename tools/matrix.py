@@ -406,7 +406,21 @@ def run_version(
     if drop and py != Path(sys.executable):
         shutil.rmtree(base / f"torch-{version}", ignore_errors=True)
         print(f"    removed {base / f'torch-{version}'}", flush=True)
+    prune_cache()
     return res.returncode
+
+
+def prune_cache() -> None:
+    """``uv cache prune``: uv keeps a new build of an sdist-only package (jieba, ~130 MB) for every
+    environment it installs it into, and the cache kept them all. Measured 2026-12-01: 16 GB of jieba
+    builds filled the disk in the middle of a 16-release run (every later install failed); pruning keeps
+    the build in use and takes a few seconds."""
+    subprocess.run(
+        [*_uv(), "cache", "prune", "--quiet"],
+        check=False,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
 
 
 def main(argv: list[str] | None = None) -> int:
