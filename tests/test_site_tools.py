@@ -191,6 +191,14 @@ def test_heading_before_skips_comments_in_fenced_code():
         ("RuntimeError: expected scalar type Float but found Double", False),  # one line
         ("epoch 0: loss 0.53 on 64\nepoch 1: loss 0.50 on 64\nepoch 2: loss 0.49 on 64", False),
         ("x  1\ny 2\nz 3", False),  # one line with a gap is not a table
+        # two spaces after a full stop: sentences of two messages (16 §21.2), not columns
+        (
+            "RuntimeError: The expanded size of the tensor (5) must match the existing size (4) at\n"
+            "non-singleton dimension 1.  Target sizes: [2, 5].  Tensor sizes: [2, 4]\n"
+            "RuntimeError: The expanded size of the tensor (4) must match the existing size (5) at\n"
+            "non-singleton dimension 1.  Target sizes: [2, 4].  Tensor sizes: [2, 5]",
+            False,
+        ),
     ],
 )
 def test_printed_tables_are_told_from_prose_outputs(text, tabular):

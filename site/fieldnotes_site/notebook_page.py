@@ -233,12 +233,14 @@ def lay_out_outputs(app: Sphinx, doctree: nodes.document) -> None:
             block["classes"].append("fn-tabular")
 
 
-_COLUMN_GAP = re.compile(r"\S {2,}\S| \| ")
+_COLUMN_GAP = re.compile(r"[^\s.!?] {2,}\S| \| ")
 
 
 def is_tabular(text: str) -> bool:
     """Whether printed text is a table: at least 3 lines, at least 2 of them with a column gap (two or more
-    spaces between words, or `` | ``)."""
+    spaces between words, or `` | ``). Two spaces after a full stop are a sentence gap, not a column: some
+    messages put them there ("at non-singleton dimension 1.  Target sizes: [2, 5].  Tensor sizes: …"), and
+    two such messages printed one under the other are prose that should wrap on a phone."""
     lines = [ln for ln in text.splitlines() if ln.strip()]
     return len(lines) >= 3 and sum(bool(_COLUMN_GAP.search(ln)) for ln in lines) >= 2
 
