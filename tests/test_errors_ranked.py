@@ -60,8 +60,8 @@ def shown(message: str, text: str) -> int:
 def test_reproduced_messages_are_in_the_section_named(row):
     """At least :data:`SHOWN` characters of one of the message's wordings (a fixed part, not a placeholder;
     a shorter message's longest fixed part whole, a message without a fixed part of 12 characters whole,
-    type included) appear verbatim in the section's text, code or stored
-    outputs (a GPU-only reproduction too: its section shows or asserts the message on every machine)."""
+    type included) appear verbatim in the section's text, code or stored outputs (a GPU-only reproduction
+    too: its section shows or asserts the message on every machine)."""
     text = section_text(row.notebook, row.section).lower()
     shortfall = []
     for wording in (row.message, *row.variants):
@@ -69,7 +69,7 @@ def test_reproduced_messages_are_in_the_section_named(row):
         parts = replace(row, message=wording).fragments() or [wording]
         need = min(SHOWN, max(map(len, parts), default=0))  # a short message: its longest fixed part, whole
         best = max((shown(p, text) for p in parts), default=0)
-        if parts and best >= need:
+        if best >= need:
             return
         shortfall.append(f"{best} of {need} characters of {wording!r}")
     pytest.fail(f"rank {row.rank}: not shown in {row.where}: {shortfall}")
