@@ -942,7 +942,7 @@ def test_pasted_errors_find_their_entry(site, base_url, browser, scheme):
     assert first >= 0.95, f"first for {first:.0%}: {misses}"
     assert all(rk is not None and rk <= 3 for rk in ranks), f"not in the top 3: {misses}"
     # and the page heads them "Reproduced errors", not "Possibly related …"
-    # (357 of 367 on 2026-12-01, with notebook 16 §19-§21)
+    # (379 of 389 on 2026-12-01, with notebook 16 §19-§23)
     unsure = [r["paste"][:80] for r, s in zip(rows, sure) if not s]
     assert len(unsure) <= 0.035 * len(rows), f"{len(unsure)} called possibly related: {unsure}"
 
