@@ -956,8 +956,9 @@ def test_pasted_errors_the_site_lacks_are_not_claimed(base_url, browser):
     to the search) are not headed "Reproduced errors": the page says none matches closely and offers the
     nearest as possibly related, under a note above everything else. In "No module named 'x'" and "... has
     no attribute 'x'" the quoted name is the subject: before it was, a paste with another module or
-    attribute ("No module named 'torchvision'", "'DataParallel' object has no attribute 'pca'") quoted the
-    entry's sentence and was headed "Reproduced errors" (7 of the first 60, 2026-12-01). Where the object
+    attribute ("No module named 'torchvision'", "'DataParallel' object has no attribute 'pca'", reproduced
+    itself since notebook 16 §22.1) quoted the entry's sentence and was headed "Reproduced errors" (7 of
+    the first 60, 2026-12-01). Where the object
     is a library type ("'collections.OrderedDict' object has no attribute 'eval'"), the type is the
     subject and the attribute a slot: three real pastes with 'to' and 'cuda' were "possibly related"."""
     with open(ELSEWHERE, newline="", encoding="utf-8") as f:
