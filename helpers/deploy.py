@@ -1,5 +1,5 @@
 """Deployment helpers for notebook 15: a quiet ONNX export, channel significance and channel removal
-for pruning."""
+for pruning. Notebook 16 uses ``captured_output`` too, around a gloo process group's start."""
 
 from __future__ import annotations
 
