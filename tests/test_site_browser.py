@@ -1317,9 +1317,11 @@ LAID_OUT_JS = """async () => {
 
 
 def test_no_page_scrolls_sideways_and_outputs_wrap(reading):
-    """At 390 px (a phone) no page is wider than the screen, no table breaks a word mid-word and no line
-    break splits a numeric range after its dash (nor at 1280 px; before the ranges were kept whole, two in
-    the error gallery's prose broke on a phone), and printed tables keep their columns (they scroll in
+    """At 390 px (a phone) no page is wider than the screen, no table or heading breaks a word mid-word
+    (the theme's phone headings broke five quoted names, such as "LayerNormKernelImp|l", before
+    fieldnotes.css set smaller ones) and no line break splits a numeric range after its dash (nor at
+    1280 px; before the ranges were kept whole, two in the error gallery's prose broke on a phone), and
+    printed tables keep their columns (they scroll in
     their box, with a shadow on the edge where more of the table lies; on 2026-11-30, 59 on the 17
     notebook pages at 11 px, 81 at the 12 px of wider screens); at 1280 px no stored output is cut
     (outputs wrap), no generated table is wider than its column and the page's contents fit their
@@ -1327,7 +1329,8 @@ def test_no_page_scrolls_sideways_and_outputs_wrap(reading):
     for width, pages in reading.items():
         for rel, m in pages.items():
             assert m["wide"] <= width, f"{rel} at {width} px scrolls sideways ({m['wide']} px)"
-            assert not m["midword"], f"{rel} at {width} px breaks words in tables: {m['midword'][:5]}"
+            broken = m["midword"][:5]
+            assert not broken, f"{rel} at {width} px breaks words in tables or headings: {broken}"
             assert not m["ranges"], f"{rel} at {width} px breaks ranges after their dash: {m['ranges'][:5]}"
             assert not m["unjoined"], f"{rel}: ranges a line may break: {m['unjoined'][:5]}"
             if width == 390:

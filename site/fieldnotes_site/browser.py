@@ -129,12 +129,12 @@ ANATOMY_JS = r"""
 """
 
 
-#: Words broken across lines in a page's tables: a run of letters or digits whose text wraps onto two
-#: lines (breaks at spaces, dots, slashes, underscores or hyphens between such runs are fine).
+#: Words broken across lines in a page's tables and headings: a run of letters or digits whose text wraps
+#: onto two lines (breaks at spaces, dots, slashes, underscores or hyphens between such runs are fine).
 MIDWORD_JS = r"""
 () => {
   const broken = [];
-  for (const table of document.querySelectorAll('article table')) {
+  for (const table of document.querySelectorAll('article table, article :is(h1, h2, h3, h4)')) {
     const walker = document.createTreeWalker(table, NodeFilter.SHOW_TEXT);
     for (let node = walker.nextNode(); node; node = walker.nextNode()) {
       for (const m of node.textContent.matchAll(/[A-Za-z0-9]{2,}/g)) {
@@ -152,5 +152,5 @@ MIDWORD_JS = r"""
 
 
 def midword_breaks(page) -> list[str]:  # noqa: ANN001 - a playwright page
-    """The words of the loaded page's tables that wrap mid-word (see :data:`MIDWORD_JS`)."""
+    """The words of the loaded page's tables and headings that wrap mid-word (see :data:`MIDWORD_JS`)."""
     return page.evaluate(MIDWORD_JS)
