@@ -1651,7 +1651,10 @@ def test_icons_draw_and_tables_become_cards_on_a_phone(reading):
 
 def test_contents_follow_the_reader(base_url, browser):
     """Jumping to a section deep in a long page (a link, a search hit, a fast scroll) marks that section's
-    entry in the page's contents, and the contents scroll so the entry is in view."""
+    entry in the page's contents, and the contents scroll so the entry is in view. A section whose first
+    subsection starts right under its heading (no text of its own: "15 … / 15.1 …") may mark that
+    subsection instead: both headings are at the top of the screen (notebook 16's §27 moved the target
+    onto such a section, 2026-12-02)."""
     v = Visit(browser, base_url + "notebooks/16_error_gallery.html", viewport={"width": 1280, "height": 800})
     try:
         hrefs = v.page.eval_on_selector_all("#pst-page-toc-nav a.nav-link", "as => as.map(a => a.hash)")
@@ -1669,6 +1672,13 @@ def test_contents_follow_the_reader(base_url, browser):
                    return [a.map(x => x.hash), a.every(x => { const r = x.getBoundingClientRect();
                      return r.top >= b.top && r.bottom <= b.bottom; })]; }"""
             )
-            assert active == [target] and visible, (target, active, visible)
+            # the next entry, when its heading starts within 150 px of the target's: it is on screen too
+            after = hrefs[hrefs.index(target) + 1 : hrefs.index(target) + 2]
+            close = v.page.evaluate(
+                """([h, n]) => { const at = (x) => document.getElementById(decodeURIComponent(x.slice(1)))
+                   .getBoundingClientRect().top; return n !== undefined && at(n) - at(h) < 150; }""",
+                [target, *after],
+            )
+            assert active in ([target], after if close else [target]) and visible, (target, active, visible)
     finally:
         v.close()
