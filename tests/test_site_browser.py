@@ -1442,10 +1442,11 @@ def test_pages_and_site_are_light(site, reading):
 
 QUESTIONS = Path(__file__).parent / "data"
 #: right section first, at least: the held-out set (never tuned on) and the set the weights were tuned on
-QUESTION_FLOORS = {"questions.tsv": 0.5, "questions_tuning.tsv": 0.55}
+QUESTION_FLOORS = {"questions.tsv": 0.545, "questions_tuning.tsv": 0.565}
 #: first hit among the sections both blind judges found to answer the question (questions_judged.tsv).
-#: Like the floors above: at today's count (28 and 38 of 55), so one question fewer fails the test.
-JUDGED_FLOORS = {"questions.tsv": 0.69, "questions_tuning.tsv": 0.65}
+#: Like the floors above: at today's count (30 and 43 right first; 38 of 55 and 52 of 76 judged), so one
+#: question fewer fails the test.
+JUDGED_FLOORS = {"questions.tsv": 0.69, "questions_tuning.tsv": 0.68}
 
 
 def _judged(name: str) -> dict[str, set[tuple[str, str]]]:
@@ -1495,7 +1496,11 @@ def test_questions_land_on_the_section_that_answers_them(site, base_url, browser
     38-39 of 55, so the shipped weights stay. On 2026-12-02 a learned ranking did no better: a softmax
     classifier over the sections' own questions and headings (6,387 examples, 603 sections), alone 21 of the
     55 (38 of 76), added to this ranking at best 27 of 55 and 43 of 76; one that picks the notebook, 28-29
-    of 55 and 41-43 of 76.) The first hit's link opens the page scrolled to its section,
+    of 55 and 41-43 of 76.) Two rules tuned on the second set, 2026-12-02 (a grid of 20 settings): a section
+    headed by a quoted message (an error's own section) keeps 0.8 of its score, and a heading ranked first
+    gives way to its best subsection when that scores at least half as much: right first 28 -> 30 of 55
+    and 42 -> 43 of 76, judged 38 of 55 (unchanged) and 50 -> 52 of 76, in the first three 47 -> 49 and
+    63 -> 65. The first hit's link opens the page scrolled to its section,
     the words marked."""
     measured = {}
     v = Visit(browser, base_url + "search.html", wait="load")
@@ -1603,19 +1608,21 @@ def test_the_hide_marks_button_covers_no_heading_on_a_phone(base_url, browser):
 def test_a_hyphenated_word_matches_its_one_word_spelling(base_url, browser):
     """A hyphenated compound also counts as the one word readers often write: "nonscalar" finds the
     section headed "backward on non-scalars" (it found no section before), "persample" the per-sample
-    ones, and "inplace" (PyTorch's spelling) the section headed "In-place changes"."""
+    ones (the section so headed, or its best subsection: a heading over subsections speaks through them),
+    and "inplace" (PyTorch's spelling) the section headed "In-place changes"."""
     v = Visit(browser, base_url + "search.html", wait="load")
     try:
         v.page.wait_for_function("() => !!(window.FieldnotesSearch && window.FieldnotesSearch.matchSections)")
         first = v.page.evaluate(
-            "qs => qs.map(q => window.FieldnotesSearch.matchSections(q).slice(0, 2).map(h => h.heading))",
+            "qs => qs.map(q => window.FieldnotesSearch.matchSections(q).slice(0, 2)"
+            ".map(h => [h.heading, h.parent]))",
             ["nonscalar", "persample gradients", "inplace"],
         )
     finally:
         v.close()
-    assert first[0][:1] == ["3.3 backward on non-scalars"], first[0]
-    assert first[1][:1] == ["1 Five ways to compute per-sample gradients"], first[1]
-    assert "5 In-place changes" in first[2], first[2]
+    assert first[0][0][0] == "3.3 backward on non-scalars", first[0]
+    assert "1 Five ways to compute per-sample gradients" in first[1][0], first[1]
+    assert "5 In-place changes" in [h for h, _ in first[2]], first[2]
 
 
 @pytest.mark.parametrize("query", ["torch.compile", "zero_grad", "set_epoch", "pin_memory", "hooks"])

@@ -318,7 +318,10 @@
   // first picks its notebook, then the section in it); BM25's k1 and length normalisation b; ask: how much
   // the section's questions count (their best matches) beside its own words. Tuned on
   // tests/data/questions_tuning.tsv, never on the held-out tests/data/questions.tsv.
-  const W = { h: 3, p: 1, b: 1, page: 0.25, k1: 1.2, len: 0.75, ask: 3 };
+  // quoted: the share of its score that a section headed by a quoted message keeps (an error's own section:
+  // pasted errors find it through the error index, and a plain question prefers the lesson that explains it).
+  const W = { h: 3, p: 1, b: 1, page: 0.25, k1: 1.2, len: 0.75, ask: 3, quoted: 0.8, child: 0.5 };
+  const QUOTED = /^[\d.]+\s+["“']/; // "24.2 \"This DataLoader will create …\""
   const FIELD_KEYS = ["h", "p", "b"];
   let sections = null;
   let pages = null;
@@ -435,11 +438,21 @@
     // the section's own words (relative to the best section's) plus its questions' best matches
     const top = Math.max(1e-9, ...own);
     const asked = askScores(q);
-    return sections
-      .map((s, i) => ({ s, score: own[i] / top + W.ask * (asked.get(i) || 0) }))
+    const hits = sections
+      .map((s, i) => {
+        const score = own[i] / top + W.ask * (asked.get(i) || 0);
+        return { s, score: QUOTED.test(s.heading) ? W.quoted * score : score };
+      })
       .filter((h) => h.score > 0)
       .sort((a, b) => b.score - a.score)
       .map((h) => ({ ...h.s, score: h.score }));
+    // A heading over subsections speaks through them: when it ranks first, its best subsection goes first if
+    // it scores at least W.child of the heading's score (the judges of the question sets rarely took a
+    // heading's own few lines as the answer).
+    const first = hits[0];
+    const child = first && hits.find((h) => h.page === first.page && h.parent === first.heading);
+    if (child && child.score >= W.child * first.score) hits.unshift(...hits.splice(hits.indexOf(child), 1));
+    return hits;
   };
   // The query as typed: its names and words of three letters or more, lower-cased (weights_only whole,
   // where the ranking's words split it in two).
