@@ -1447,6 +1447,9 @@ QUESTION_FLOORS = {"questions.tsv": 0.545, "questions_tuning.tsv": 0.565}
 #: Like the floors above: at today's count (30 and 43 right first; 38 of 55 and 52 of 76 judged), so one
 #: question fewer fails the test.
 JUDGED_FLOORS = {"questions.tsv": 0.69, "questions_tuning.tsv": 0.68}
+#: questions that the search page still takes for a pasted message it has no reproduction of: forum titles
+#: that state a symptom ("No memory being freed up when using torch.cuda.empty_cache()"), at today's count
+GUESSED_AT_MOST = {"questions.tsv": 3, "questions_tuning.tsv": 10}
 
 
 def _judged(name: str) -> dict[str, set[tuple[str, str]]]:
@@ -1562,6 +1565,13 @@ def test_questions_land_on_the_section_that_answers_them(site, base_url, browser
                     )
             right = len(rows) - len(wrong)
             assert within[1] == right, (within, right)
+            # a question is not told "No reproduced error matches this message closely" (the error index's
+            # weak guesses): 35 of the 55 and 34 of the 76 were, while every query of 8+ words counted as a
+            # pasted message (2026-12-02); now a question (a question word first or "?" last) is not one
+            guessed = page.evaluate(
+                "qs => qs.filter(q => { const f = FieldnotesSearch.errorHits(q); return f && !f.sure; })",
+                [r["question"] for r in rows],
+            )
             answers = sum(answers_it(hits[0], judged[r["question"]]) for r, hits in zip(rows, top3) if hits)
             in3 = sum(any(answers_it(h, judged[r["question"]]) for h in hits) for r, hits in zip(rows, top3))
             measured[name] = {
@@ -1571,7 +1581,9 @@ def test_questions_land_on_the_section_that_answers_them(site, base_url, browser
                 "judged_right": answers,
                 "judged_top3": in3,
                 "labelled_within": within,
+                "told_no_error_matches": guessed,
             }
+            assert len(guessed) <= GUESSED_AT_MOST[name], f"{name}: {guessed}"
             assert right >= floor * len(rows), (
                 f"{name}: {right}/{len(rows)} right first; wrong: " + "; ".join(wrong)
             )
@@ -1579,7 +1591,8 @@ def test_questions_land_on_the_section_that_answers_them(site, base_url, browser
     finally:
         v.close()
         (site.parent / "questions.json").write_text(json.dumps(measured, indent=1))
-    row = _questions()[0]
+    # a question of 8+ words: taken for a pasted message until 2026-12-02, and told no error matched it
+    row = next(r for r in _questions() if r["question"].endswith("?") and len(r["question"].split()) >= 8)
     # the first hit's link opens the page at its section, the question's words highlighted
     v = Visit(browser, base_url + "search.html?q=" + quote(row["question"]), wait="load")
     try:
@@ -1587,6 +1600,12 @@ def test_questions_land_on_the_section_that_answers_them(site, base_url, browser
         link.wait_for()
         href = link.get_attribute("href")
         assert "#" in href and "highlight=" in href
+        # a question: no note that no reproduced error matches it, and no guessed errors under the sections
+        assert (
+            row["question"].endswith("?")
+            and row["question"] not in measured["questions.tsv"]["told_no_error_matches"]
+        )
+        assert not v.page.locator("#fieldnotes-no-repro, #fieldnotes-error-hits").count()
         link.click()
         v.page.wait_for_load_state("load")
         anchor = urlparse(v.page.url).fragment

@@ -204,11 +204,15 @@
       });
     return shown;
   };
-  // A paste looks like an error message when it is long (8+ words), names an exception class or has a
-  // "name: " prefix; a few plain words (a page search such as "torch.compile") get error hits only when
-  // they contain an entry's asserted message.
+  // A paste looks like an error message when it names an exception class, or when it is no question (a
+  // question word first, or a question mark last) and has a "name: " prefix or is long (8+ words). Other
+  // queries (a page search such as "torch.compile", a question in words) get error hits only when they
+  // contain an entry's asserted message: a question is not told that no reproduced error matches it.
+  const QUESTION =
+    /^\W*(how|why|what|when|where|which|who|whose|does|do|did|is|are|was|were|can|could|should|would|will|may|might|has|have|had|am|any|anyone)\s|\?\W*$/i;
   const looksLikeError = (paste) =>
-    words(paste).length >= 8 || /[A-Za-z](Error|Exception|Warning)\b|\w:\s/.test(paste);
+    /[A-Za-z](Error|Exception|Warning)\b/.test(paste) ||
+    (!QUESTION.test(paste.trim()) && (/\w:\s/.test(paste) || words(paste).length >= 8));
   // The words to highlight on the page a hit opens: the entry's own message words found in the paste
   // (four letters or more: shorter pieces light up inside ordinary words), the three the error index finds
   // rarest: the ones that tell this message apart.
@@ -222,8 +226,11 @@
   };
   // What the search page lists for a paste: null, or the hits and whether the first is its reproduced error.
   const errorHits = (paste) => {
-    // a few plain words list an error only when they contain its asserted message
-    const all = matchErrors(paste).filter((e) => looksLikeError(paste) || e.quoted);
+    // a few plain words list an error only when they contain its asserted message; a question also one that
+    // it matches as closely as a sure hit (no guesses: it asked no error message)
+    const error = looksLikeError(paste);
+    const asked = !error && QUESTION.test(paste.trim());
+    const all = matchErrors(paste).filter((e) => error || e.quoted || (asked && e.score >= 0.6 && !e.other));
     if (!all.length) return null;
     // only hits close to the best one; a weak best (no asserted message quoted), or the best's sentence
     // about another module or attribute, is said to be a guess
