@@ -1452,6 +1452,19 @@ JUDGED_FLOORS = {"questions.tsv": 0.69, "questions_tuning.tsv": 0.68}
 GUESSED_AT_MOST = {"questions.tsv": 3, "questions_tuning.tsv": 10}
 
 
+#: [query, rank of its section] for each heading that occurs once, as a query (its number and the
+#: "(correction)" / "(GPU)" tag left out; an error's quoted message is not a heading a reader types)
+NAMED_JS = """() => {
+  const bare = (s) => s.heading.replace(/^[\\d.]+\\s+/, "").replace(/\\s*\\((correction|GPU)\\)\\s*$/, "");
+  const all = FIELDNOTES_SECTIONS.filter((s) => s.anchor && !/^[\\d.]+\\s+["\u201c']/.test(s.heading));
+  const n = all.reduce((m, s) => m.set(bare(s), (m.get(bare(s)) || 0) + 1), new Map());
+  return all.filter((s) => n.get(bare(s)) === 1).map((s) => {
+    const hits = FieldnotesSearch.matchSections(bare(s));
+    return [bare(s), hits.findIndex((h) => h.page === s.page && h.heading === s.heading)];
+  });
+}"""
+
+
 def _judged(name: str) -> dict[str, set[tuple[str, str]]]:
     """questions_judged.tsv for one set: question -> the sections (page, heading) that every judge listed
     as answering it (a judge's ``sections``: ``page|heading`` joined by `` ; ``, empty for none)."""
@@ -1588,6 +1601,14 @@ def test_questions_land_on_the_section_that_answers_them(site, base_url, browser
                 f"{name}: {right}/{len(rows)} right first; wrong: " + "; ".join(wrong)
             )
             assert answers >= JUDGED_FLOORS[name] * len(rows), f"{name}: {answers}/{len(rows)} answer first"
+        # A section's own heading as the query (its number, "(correction)" and "(GPU)" left out; headings
+        # that occur once, not an error's quoted message) finds that section first: 380 of the 454 since a
+        # heading with every word of the query keeps its place above its subsections (2026-12-02; 303
+        # before, when "gradient accumulation" opened 06 §4.1 and "dying relu" 14 §1.6)
+        named = page.evaluate(NAMED_JS)
+        measured["headings_first"] = {"first": sum(r == 0 for _, r in named), "of": len(named)}
+        missed = [q for q, r in named if r != 0]
+        assert len(named) >= 400 and len(missed) <= 74, missed
     finally:
         v.close()
         (site.parent / "questions.json").write_text(json.dumps(measured, indent=1))

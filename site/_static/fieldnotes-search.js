@@ -456,9 +456,12 @@
     // A heading over subsections speaks through them: when it ranks first, its best subsection goes first if
     // it scores at least W.child of the heading's score (the judges of the question sets rarely took a
     // heading's own few lines as the answer).
+    // A heading that has every word of the query ("gradient accumulation", "dying relu") is what was asked
+    // for: it keeps its place.
     const first = hits[0];
     const child = first && hits.find((h) => h.page === first.page && h.parent === first.heading);
-    if (child && child.score >= W.child * first.score) hits.unshift(...hits.splice(hits.indexOf(child), 1));
+    const named = first && terms.length && terms.every((w) => first.tf.h.has(w));
+    if (child && !named && child.score >= W.child * first.score) hits.unshift(...hits.splice(hits.indexOf(child), 1));
     return hits;
   };
   // The query as typed: its names and words of three letters or more, lower-cased (weights_only whole,
