@@ -498,6 +498,25 @@ def test_listed_pages_show_their_best_sections_sentence_without_being_fetched(ba
         assert len(text.strip("…")) <= (300 if href.startswith("notebooks/") else 240), (href, text)
 
 
+def test_a_snippet_is_one_list_item_not_the_end_of_the_one_before(base_url, browser):
+    """A page's "What you will learn" items end with their section reference and no full stop ("How do you
+    freeze BatchNorm when fine-tuning? (§2.5)"): the snippet for "freeze layers for fine-tuning" showed
+    "(§2.4) How do you freeze BatchNorm when fine-tuning?", the reference of the item before it (a reader
+    probe, 2026-12-02). Each paragraph and list item now ends a sentence."""
+    v = Visit(browser, f"{base_url}search.html?q={quote('freeze layers for fine-tuning')}")
+    try:
+        v.page.wait_for_selector("#search-results ul.search li", timeout=15000)
+        v.search_done()
+        snippets = v.page.eval_on_selector_all(
+            "#fieldnotes-section-hits p.fn-snippet, #search-results p.fn-snippet",
+            "ps => ps.map(p => p.textContent)",
+        )
+    finally:
+        v.close()
+    assert "How do you freeze BatchNorm when fine-tuning?" in snippets, snippets
+    assert not [t for t in snippets if t.startswith("(§")], snippets
+
+
 def test_chinese_questions_and_phone_snippets(base_url, browser):
     """A glossary term in Chinese reaches the English sections (梯度裁剪 -> gradient clipping, notebook 09
     §3; with the glossary emptied the same query finds no section: the counterfactual). On a phone the

@@ -11,7 +11,14 @@ from fieldnotes_site.cjk_font import cjk_chars
 from fieldnotes_site.data import ErrorEntry
 from fieldnotes_site.docnodes import text_nodes
 from fieldnotes_site.pages.stamp import gpu_clause
-from fieldnotes_site.search import NOT_PROSE, SearchChinesePorter, _own_text, section_index, words
+from fieldnotes_site.search import (
+    NOT_PROSE,
+    PARAGRAPH_END,
+    SearchChinesePorter,
+    _own_text,
+    section_index,
+    words,
+)
 from fieldnotes_site.sources import claim_raises_calls, heading_before
 from tools.notebooks import repo_url, setup_cell_source
 
@@ -230,18 +237,21 @@ def test_cached_segmentation_splits_as_jieba_does_the_whole_text(tmp_path):
 
 
 def test_section_text_marks_code_and_drops_markup():
-    """A section's indexed text (the search page quotes it): prose as read, code/math/tables between
-    NOT_PROSE marks (the snippet prefers prose), raw HTML inside a paragraph (an icon's SVG) not at all,
-    and the subsections' text left to them."""
+    """A section's indexed text (the search page quotes it): prose as read, each paragraph and list item
+    ended by PARAGRAPH_END (a snippet's sentence ends there), code/math/tables between NOT_PROSE marks (the
+    snippet prefers prose), raw HTML inside a paragraph (an icon's SVG) not at all, and the subsections'
+    text left to them."""
     from docutils import nodes
 
     icon = nodes.raw("", '<svg viewBox="0 0 16 16"><circle r="6"/></svg>', format="html")
     para = nodes.paragraph("", "", nodes.Text("A slow cell "), icon, nodes.Text(" takes 9 s."))
     code = nodes.literal_block("", "x = torch.ones(3)")
     sub = nodes.section("", nodes.title("", "1.1 Sub"), nodes.paragraph("", "Not mine."))
-    sec = nodes.section("", nodes.title("", "1 Top"), para, code, sub)
+    item = nodes.list_item("", nodes.paragraph("", "Why? (§1.1)"))
+    sec = nodes.section("", nodes.title("", "1 Top"), para, nodes.bullet_list("", item), code, sub)
     text = _own_text(sec)
-    assert text == f"A slow cell  takes 9 s. {NOT_PROSE}x = torch.ones(3){NOT_PROSE}".replace("  ", " ")
+    end = PARAGRAPH_END
+    assert text == f"A slow cell takes 9 s.{end} Why? (§1.1){end} {NOT_PROSE}x = torch.ones(3){NOT_PROSE}"
     assert "svg" not in text and "Not mine" not in text
     assert "viewBox" in para.astext()  # what the text would carry without the filter
 

@@ -485,13 +485,14 @@
   // The sentence of the section's own text with the most query words (a word typed as in the query counts
   // twice), and that count: a sentence of its prose where one has any, unless only a block of its code,
   // math or tables (the index marks those with U+2063 on both sides) has a name typed with an underscore
-  // (weights_only); a block of those where no prose sentence has a query word. A sentence ends at . ! or ?
-  // followed by a space and a capital, a digit or an opening quote or bracket, so that torch.load(...) or
-  // "1.5 s" do not cut one in two. A section with no text of its own (a heading over subsections) speaks through its
-  // first subsection.
+  // (weights_only); a block of those where no prose sentence has a query word. A sentence ends with its
+  // paragraph or list item, or at . ! or ? followed by a space and a capital, a digit or an opening quote or
+  // bracket, so that torch.load(...) or "1.5 s" do not cut one in two. A section with no text of its own (a
+  // heading over subsections) speaks through its first subsection.
   const NOT_PROSE = "\u2063";
+  const PARAGRAPH_END = "\u2060"; // after each paragraph, list item and claim statement (the build's mark)
   const ownText = (s) => {
-    if (s.text.replace(new RegExp(NOT_PROSE, "g"), "").trim()) return s.text;
+    if (s.text.replace(/[\u2060\u2063]/g, "").trim()) return s.text;
     const child = sections.find((c) => c.page === s.page && c.parent === s.heading && c.anchor);
     return child ? child.text : "";
   };
@@ -499,6 +500,7 @@
     const parts = ownText(s).split(NOT_PROSE);
     const prose = parts
       .filter((_, i) => i % 2 === 0)
+      .flatMap((t) => t.split(PARAGRAPH_END))
       .flatMap((t) => t.split(/(?<=[.!?])(?<!\b(?:al|e\.g|i\.e|vs|cf|Fig|Eq|approx)\.)\s+(?=[\p{Lu}\p{N}(“"'`\[])/u));
     const other = parts.filter((_, i) => i % 2 === 1);
     // a sentence with TeX in it (\\text{...}) reads worse than one without: half a word less

@@ -86,6 +86,10 @@ SECTION_CHARS = 4000
 #: Around each part of a section's text that is not prose (code, math, a table): the search page ranks on
 #: all of it but quotes a prose sentence where one has the query's words.
 NOT_PROSE = "\u2063"  # INVISIBLE SEPARATOR: not whitespace, so the text's word joining keeps it
+#: After each paragraph, list item and claim statement: the search page's snippet is one sentence, and a list
+#: item ("Why is my BatchNorm frozen? (§2.5)") ends with no full stop, so a sentence would run on into the
+#: next item
+PARAGRAPH_END = "\u2060"  # WORD JOINER: not whitespace either
 
 
 def _text(node: nodes.Node) -> str:
@@ -122,10 +126,12 @@ def _own_text(section: nodes.section) -> str:
                         if not isinstance(c, nodes.Element) or "fn-against" not in c["classes"]
                     ]
                     words = (_text(c) for c in kept)
-                    parts.append(" ".join(words))
+                    parts.append(" ".join(words) + PARAGRAPH_END)
             return True
         if isinstance(node, (nodes.paragraph, nodes.term)):
-            parts.append(_text(node))
+            text = _text(node)
+            if text.strip():
+                parts.append(text + PARAGRAPH_END)
             return True
         if isinstance(node, (nodes.literal_block, nodes.math_block, nodes.table)):
             parts.append(f"{NOT_PROSE}{_text(node)}{NOT_PROSE}")
