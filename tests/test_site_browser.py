@@ -576,6 +576,21 @@ def test_an_opened_section_highlights_the_typed_name_not_its_parts(base_url, bro
     assert forward > 3 * len(lit), (forward, len(lit))
 
 
+def test_a_rare_short_word_is_highlighted(base_url, browser):
+    """ "loss is nan after a few epochs" opens its first section with "nan" among the marked words: only
+    words of four letters or more were chosen while the query had any, so the page marked "loss" (on
+    most of its sections) and never NaN (a reader probe, 2026-12-02). A short word that no more than 50
+    sections have (nan, ddp, amp) now counts; "few" does not ("nan loss", not "nan few loss")."""
+    v = Visit(browser, f"{base_url}search.html?q={quote('loss is nan after a few epochs')}")
+    try:
+        link = v.page.locator("#fieldnotes-section-hits a").first
+        link.wait_for()
+        marked = parse_qs(urlparse(link.get_attribute("href")).query)["highlight"][0].split()
+    finally:
+        v.close()
+    assert "nan" in marked and "few" not in marked and "loss" in marked, marked
+
+
 def _inside_words(marks: list) -> list[str]:
     """The words around marks of "time" that have it inside them (RuntimeError, timeout) and the names a
     mark is only a part of (amp_loss)."""

@@ -564,9 +564,11 @@
   // too: "mode" in every "model"): a name typed with an underscore whole (register_forward_hook, not
   // "forward" everywhere), then the rarest of the query's other words (of a Chinese glossary term, its
   // English) that the section itself has, by how many sections have them, three in all; words of four
-  // letters or more first, and none of the small words a pasted message is full of.
+  // letters or more first (and a rarer short one: nan, ddp), and none of the small words a pasted message
+  // is full of.
   const PLAIN = new Set(
-    "been already after before they them than what does doing done must only also through should would could".split(" ")
+    "been already after before they them than what does doing done must only also through should would could few"
+      .split(" ")
   );
   const highlighted = (q, terms, s) => {
     const own = new Set(words(`${s.heading} ${ownText(s)}`));
@@ -574,7 +576,8 @@
     const found = [...new Set(expand(q).toLowerCase().replace(/_/g, " ").match(/[\p{L}\p{N}]+/gu) || [])].filter(
       (w) => !PLAIN.has(w) && !STOP.has(w) && words(w).some((x) => terms.includes(x) && own.has(x))
     );
-    const long = found.filter((w) => w.length >= 4);
+    // a short word counts when it is rare (nan, ddp, amp: no more than 50 sections have it)
+    const long = found.filter((w) => w.length >= 4 || words(w).every((x) => (sdf.get(x) || 0) <= 50));
     const rest = (long.length ? long : found).sort(
       (a, b) => Math.min(...words(a).map((x) => sdf.get(x) || 0)) - Math.min(...words(b).map((x) => sdf.get(x) || 0))
     );
