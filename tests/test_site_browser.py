@@ -517,6 +517,29 @@ def test_a_snippet_is_one_list_item_not_the_end_of_the_one_before(base_url, brow
     assert not [t for t in snippets if t.startswith("(§")], snippets
 
 
+@pytest.mark.parametrize(
+    "query, first", [("CUDA out of memory", "16_error_gallery"), ("dying relu", "14_dying_relu_selu")]
+)
+def test_the_page_list_follows_the_section_ranking(base_url, browser, query, first):
+    """The list of pages under the sections comes in the order of each page's best section: Sphinx ranked
+    the ledger and the coverage table (pages that name every topic) first for "dying relu", and the
+    notebooks in their numbers' order, so "CUDA out of memory" listed 00, 01, 02, 08 and 09 above the error
+    gallery (a reader probe, 2026-12-02)."""
+    v = Visit(browser, f"{base_url}search.html?q={quote(query)}")
+    try:
+        v.page.wait_for_selector("#search-results ul.search li", timeout=15000)
+        v.search_done()
+        listed = v.page.eval_on_selector_all(
+            "#search-results ul.search li > a", "as => as.map(a => a.getAttribute('href').split(/[?#]/)[0])"
+        )
+        best = v.page.evaluate("q => FieldnotesSearch.matchSections(q)[0].page", query)
+    finally:
+        v.close()
+    assert listed[0] == best == f"notebooks/{first}.html", (listed[:5], best)
+    notebooks = [i for i, p in enumerate(listed) if p.startswith("notebooks/")]
+    assert notebooks == list(range(len(notebooks))), listed  # the other pages after every notebook page
+
+
 def test_chinese_questions_and_phone_snippets(base_url, browser):
     """A glossary term in Chinese reaches the English sections (梯度裁剪 -> gradient clipping, notebook 09
     §3; with the glossary emptied the same query finds no section: the counterfactual). On a phone the

@@ -294,7 +294,7 @@
       const code = document.createElement("code");
       code.textContent = e.ename;
       li.append(" — ", code, `: ${e.shown}`);
-      if (e.gpu_only) li.append(" [needs CUDA: checked on GPU runners, skipped on the CPU one]");
+      if (e.gpu_only) li.append(" [needs CUDA: reproduced on a GPU; the CPU test run skips it]");
       // what the claim proves, one tap away: a whole statement runs to a phone screen and more
       if (e.claim) {
         const more = document.createElement("details");
@@ -654,18 +654,31 @@
     // matches the query whole (its own dedup compares the anchors too), so "hooks" listed notebook 04 twice
     // with the same excerpt. The best-scored entry of a page stays (Sphinx shows the list from its end);
     // an entry with a description (an API object, an index entry) is never merged.
+    // The list then follows the section ranking: the notebook pages in the order of their best section (an
+    // entry for one heading, in that section's), above the other pages (the ledger, the coverage table)
+    // in Sphinx's order; Sphinx ranked by where a word stands (title, text), so a page of tables that
+    // names every topic came first, and the notebooks in their numbers' order.
     const perform = Search._performSearch;
     if (perform)
-      Search._performSearch = (...args) => {
+      Search._performSearch = (query, ...rest) => {
         const pagesSeen = new Set();
-        return perform(...args)
-          .reverse()
-          .filter((r) => {
-            if (r[3]) return true;
-            const first = !pagesSeen.has(r[0]);
-            pagesSeen.add(r[0]);
-            return first;
-          })
+        const shown = perform(query, ...rest).reverse(); // the order the page shows them in
+        const unique = shown.filter((r) => {
+          if (r[3]) return true;
+          const first = !pagesSeen.has(r[0]);
+          pagesSeen.add(r[0]);
+          return first;
+        });
+        const rank = new Map();
+        matchSections(query).forEach((h, i) => {
+          if (!rank.has(h.page)) rank.set(h.page, i);
+          if (h.anchor && !rank.has(`${h.page}#${h.anchor}`)) rank.set(`${h.page}#${h.anchor}`, i);
+        });
+        const at = (r) => (r[3] ? undefined : rank.get(`${r[0]}.html${r[2] || ""}`) ?? rank.get(`${r[0]}.html`));
+        return unique
+          .map((r, i) => [r, at(r) ?? Infinity, i])
+          .sort((a, b) => a[1] - b[1] || a[2] - b[2])
+          .map(([r]) => r)
           .reverse();
       };
     const original = Search.performTermsSearch;
