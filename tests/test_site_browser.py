@@ -517,6 +517,28 @@ def test_a_snippet_is_one_list_item_not_the_end_of_the_one_before(base_url, brow
     assert not [t for t in snippets if t.startswith("(§")], snippets
 
 
+def test_a_heading_over_subsections_lists_them(base_url, browser):
+    """A section hit whose heading has no text of its own (09 §4 over §4.1-§4.4) shows its subsections'
+    headings: it quoted its first subsection's sentence, so that a heading and its subsection, both hits,
+    showed the same snippet twice (06 §4 and §4.1 for "gradient accumulation", a reader probe,
+    2026-12-02)."""
+    v = Visit(browser, f"{base_url}search.html?q={quote('gradient accumulation')}")
+    try:
+        v.page.wait_for_selector("#fieldnotes-section-hits li", timeout=15000)
+        hits = v.page.eval_on_selector_all(
+            "#fieldnotes-section-hits li",
+            "ls => ls.map(l => [l.querySelector('a').textContent,"
+            " l.querySelector('p.fn-snippet').textContent])",
+        )
+    finally:
+        v.close()
+    snippets = dict(hits)
+    assert snippets["09 · 4 Accumulation and memory"].startswith(
+        "4.1 Gradient accumulation (correction) · 4.2"
+    ), hits
+    assert len(set(snippets.values())) == len(hits), hits
+
+
 @pytest.mark.parametrize(
     "query, first", [("CUDA out of memory", "16_error_gallery"), ("dying relu", "14_dying_relu_selu")]
 )

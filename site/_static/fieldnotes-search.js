@@ -619,7 +619,13 @@
       a.textContent = s.anchor ? `${num} · ${s.heading}` : s.title;
       li.appendChild(a);
       if (s.anchor) li.append(` — ${s.title.split(" · ").slice(1).join(" · ")}`);
-      li.appendChild(snippet(s, terms, typed(q)));
+      // a heading with no text of its own lists its subsections (its snippet would repeat its first one's)
+      const kids = s.text.replace(/[\u2060\u2063]/g, "").trim()
+        ? []
+        : sections.filter((c) => c.page === s.page && c.parent === s.heading && c.anchor).map((c) => c.heading);
+      const contents = kids.join(" · ");
+      const cut = contents.length > 300 ? `${contents.slice(0, contents.lastIndexOf(" · ", 300))} · …` : contents;
+      li.appendChild(kids.length ? marked(cut, terms, typed(q)) : snippet(s, terms, typed(q)));
       list.appendChild(li);
     });
     box.appendChild(list);
