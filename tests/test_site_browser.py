@@ -517,6 +517,28 @@ def test_a_snippet_is_one_list_item_not_the_end_of_the_one_before(base_url, brow
     assert not [t for t in snippets if t.startswith("(§")], snippets
 
 
+@pytest.mark.parametrize(
+    "query",
+    [
+        "Expected all tensors to be on the same device, but found at least two devices",
+        "model.eval() vs no grad",
+    ],
+)
+def test_snippets_do_not_mark_small_words(base_url, browser, query):
+    """The sections' snippets mark the query's words, not the small ones it is full of: "same", "two" and
+    "no" were marked (a reader probe, 2026-12-02); the words that say what the section is about still are."""
+    v = Visit(browser, f"{base_url}search.html?q={quote(query)}")
+    try:
+        v.page.wait_for_selector("#fieldnotes-section-hits li", timeout=15000)
+        marks = v.page.eval_on_selector_all(
+            "#fieldnotes-section-hits p.fn-snippet mark", "ms => ms.map(m => m.textContent.toLowerCase())"
+        )
+    finally:
+        v.close()
+    assert marks and not {"same", "two", "no", "at", "be", "but"} & set(marks), marks
+    assert {"device", "devices", "tensors", "eval", "grad"} & set(marks), marks
+
+
 def test_a_heading_over_subsections_lists_them(base_url, browser):
     """A section hit whose heading has no text of its own (09 §4 over §4.1-§4.4) shows its subsections'
     headings: it quoted its first subsection's sentence, so that a heading and its subsection, both hits,

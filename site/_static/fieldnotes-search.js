@@ -547,8 +547,10 @@
   const marked = (text, terms, raw = []) => {
     const p = document.createElement("p");
     p.className = "fn-snippet";
+    // not the small words a query is full of ("no", "same", "after"): they rank, but marked they say nothing
     const hit = (piece) => {
       const low = piece.toLowerCase();
+      if ((low.length < 3 || PLAIN.has(low) || SMALL.has(low)) && !telling(raw).includes(low)) return false;
       return words(piece).some((w) => terms.includes(w)) || telling(raw).some((w) => typedAt(piece, w) >= 0);
     };
     text.split(/([\p{L}\p{N}_]+)/u).forEach((piece) => {
@@ -566,6 +568,7 @@
   // English) that the section itself has, by how many sections have them, three in all; words of four
   // letters or more first (and a rarer short one: nan, ddp), and none of the small words a pasted message
   // is full of.
+  const SMALL = new Set("same two one all any some more most other into over under very just".split(" "));
   const PLAIN = new Set(
     "been already after before they them than what does doing done must only also through should would could few"
       .split(" ")
