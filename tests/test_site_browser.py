@@ -1116,6 +1116,21 @@ def test_pasted_errors_the_site_lacks_are_not_claimed(base_url, browser):
     assert len(claimed) <= 0.025 * len(rows), f"{len(claimed)} headed 'Reproduced errors': {claimed}"
 
 
+def test_an_error_hit_highlights_what_the_message_is_about(base_url, browser):
+    """The reproduced error's link highlights the message's rarest words that say what it is about, not
+    those of its frame: for the two-devices paste it marked "least", "found" and "expected" and never
+    "device" (a reader probe, 2026-12-02)."""
+    paste = "RuntimeError: Expected all tensors to be on the same device, but found at least two devices"
+    v = Visit(browser, f"{base_url}search.html?q={quote(paste)}")
+    try:
+        v.page.wait_for_selector("#fieldnotes-error-hits li a", timeout=15000)
+        href = v.page.locator("#fieldnotes-error-hits li a").first.get_attribute("href")
+    finally:
+        v.close()
+    marked = parse_qs(urlparse(href).query)["highlight"][0].split()
+    assert "device" in marked and not {"least", "found", "expected", "same"} & set(marked), marked
+
+
 @pytest.mark.parametrize(
     "paste, anchor_page",
     [

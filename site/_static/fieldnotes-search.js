@@ -216,8 +216,14 @@
   // The words to highlight on the page a hit opens: the entry's own message words found in the paste
   // (four letters or more: shorter pieces light up inside ordinary words), the three the error index finds
   // rarest: the ones that tell this message apart.
+  // (not the words of a message's frame: "Expected ... but found at least two devices" marks device and
+  // devices, not least and found)
+  const FRAME = new Set("expected found least got received instead must should unable cannot".split(" "));
   const highlightWords = (e, paste) => {
-    const raw = (s) => (norm(s).replace(/_/g, " ").match(/[\p{L}]+/gu) || []).filter((w) => w.length >= 4 && !STOP.has(w));
+    const raw = (s) =>
+      (norm(s).replace(/_/g, " ").match(/[\p{L}]+/gu) || []).filter(
+        (w) => w.length >= 4 && !STOP.has(w) && !FRAME.has(w) && !PLAIN.has(w) && !SMALL.has(w)
+      );
     const pasted = new Set(raw(paste));
     return [...new Set(raw(e.message))]
       .filter((w) => pasted.has(w))
