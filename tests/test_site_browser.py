@@ -1755,34 +1755,47 @@ def test_questions_land_on_the_section_that_answers_them(site, base_url, browser
         v.close()
 
 
-def test_the_hide_marks_button_covers_no_heading_on_a_phone(base_url, browser):
-    """A section opened from the search page at 390 px: its heading sits at the top of the screen, and the
-    "Hide search marks" button, in view, covers none of the headings in view (at the top right it covered
-    the end of this section's heading, 2026-12-01)."""
-    query = "EOFError: Ran out of input"
-    v = Visit(browser, f"{base_url}search.html?q={quote(query)}", viewport={"width": 390, "height": 844})
+@pytest.mark.parametrize(
+    "query, width, height",
+    [("EOFError: Ran out of input", 390, 844), ("how do I register a forward hook", 1280, 900)],
+)
+def test_the_hide_marks_button_covers_no_heading(base_url, browser, query, width, height):
+    """A section opened from the search page: its heading sits at the top of the screen, and the "Hide
+    search marks" button, in view, covers none of the headings in view nor the contents' current entry (at
+    the top right it covered the end of this section's heading on a phone, 2026-12-01, and the current
+    entry of the contents at 1280 px, a reader probe, 2026-12-02: it sits at the bottom right now)."""
+    v = Visit(browser, f"{base_url}search.html?q={quote(query)}", viewport={"width": width, "height": height})
     try:
         link = v.page.locator("#fieldnotes-section-hits a").first
         link.wait_for()
         link.click()
         v.page.wait_for_load_state("load")
         v.page.wait_for_function("() => document.documentElement.dataset.fnMarks", timeout=5000)
+        if width >= 1200:  # the contents mark the section read once they have followed the scroll
+            v.page.wait_for_function(
+                "() => [...document.querySelectorAll('nav.page-toc a.active')].some(a => a.offsetWidth)",
+                timeout=5000,
+            )
         boxes = v.page.evaluate(
             """() => {
                 const box = e => { const r = e.getBoundingClientRect();
                     return [r.left, r.top, r.right, r.bottom]; };
                 const b = document.querySelector("button.fn-hide-marks");
-                const hs = [...document.querySelectorAll("article :is(h1, h2, h3)")].map(box)
-                    .filter(([, t, , bt]) => bt > 0 && t < innerHeight);
-                return {button: b && box(b), headings: hs, height: innerHeight};
+                const seen = (sel) => [...document.querySelectorAll(sel)].map(box)
+                    .filter(([l, t, r, bt]) => r > l && bt > 0 && t < innerHeight);
+                return {button: b && box(b), headings: seen("article :is(h1, h2, h3)"),
+                        current: seen("nav.page-toc a.active"), height: innerHeight};
             }"""
         )
     finally:
         v.close()
     (left, top, right, bottom), headings = boxes["button"], boxes["headings"]
-    assert headings and 0 <= headings[0][1] < 300, headings  # the section's heading, at the top
+    assert any(0 <= h[1] < 300 for h in headings), headings  # the section's heading, at the top
     assert 0 <= top and bottom <= boxes["height"], boxes["button"]
-    covered = [h for h in headings if not (h[2] <= left or h[0] >= right or h[3] <= top or h[1] >= bottom)]
+    if width >= 1200:  # the contents are shown beside the page, their current entry among them
+        assert boxes["current"], "no current entry in the contents"
+    boxes_ = headings + boxes["current"]
+    covered = [h for h in boxes_ if not (h[2] <= left or h[0] >= right or h[3] <= top or h[1] >= bottom)]
     assert not covered, f"the button {boxes['button']} covers headings {covered}"
 
 
