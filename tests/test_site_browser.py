@@ -1819,9 +1819,21 @@ def test_a_hyphenated_word_matches_its_one_word_spelling(base_url, browser):
     assert "5 In-place changes" in [h for h, _ in first[2]], first[2]
 
 
-@pytest.mark.parametrize("query", ["torch.compile", "zero_grad", "set_epoch", "pin_memory", "hooks"])
+@pytest.mark.parametrize(
+    "query",
+    [
+        "torch.compile",
+        "zero_grad",
+        "set_epoch",
+        "pin_memory",
+        "hooks",
+        "how to save and load a model for inference",
+    ],
+)
 def test_plain_words_get_page_results_not_error_hits(base_url, browser, query):
-    """A few words are a page search: no "Reproduced errors" box unless an error matches strongly. Each
+    """A few words are a page search, and a question is a question: no "Reproduced errors" box unless they
+    contain an error's asserted message (the question here was answered with "Inference tensors cannot be
+    saved for backward" while a question could list an error it matched closely, a reader probe). Each
     page is listed once, and the status line counts what is listed (Sphinx listed notebook 04 twice for
     "hooks", once for its text and once for a heading that matches, with the same excerpt)."""
     v = Visit(browser, f"{base_url}search.html?q={quote(query)}")

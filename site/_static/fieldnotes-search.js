@@ -232,11 +232,10 @@
   };
   // What the search page lists for a paste: null, or the hits and whether the first is its reproduced error.
   const errorHits = (paste) => {
-    // a few plain words list an error only when they contain its asserted message; a question also one that
-    // it matches as closely as a sure hit (no guesses: it asked no error message)
-    const error = looksLikeError(paste);
-    const asked = !error && QUESTION.test(paste.trim());
-    const all = matchErrors(paste).filter((e) => error || e.quoted || (asked && e.score >= 0.6 && !e.other));
+    // a few plain words, or a question, list an error only when they contain its asserted message (a close
+    // match of a question's words is no message: "how to save and load a model for inference" matched
+    // "Inference tensors cannot be saved for backward")
+    const all = matchErrors(paste).filter((e) => looksLikeError(paste) || e.quoted);
     if (!all.length) return null;
     // only hits close to the best one; a weak best (no asserted message quoted), or the best's sentence
     // about another module or attribute, is said to be a guess
