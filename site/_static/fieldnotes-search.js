@@ -296,9 +296,12 @@
       a.addEventListener("keydown", remember);
       a.textContent = `${e.num} · ${(e.section || e.title).replace(/`/g, "")}`;
       li.appendChild(a);
+      // the exception's class, where the notebook names it (a warning or a message checked on its text alone
+      // has none: "message" is the index's word for that, not the reader's)
       const code = document.createElement("code");
       code.textContent = e.ename;
-      li.append(" — ", code, `: ${e.shown}`);
+      if (e.ename === "message") li.append(` — “${e.shown}”`);
+      else li.append(" — ", code, `: ${e.shown}`);
       if (e.gpu_only) li.append(" [needs CUDA: reproduced on a GPU; the CPU test run skips it]");
       // what the claim proves, one tap away: a whole statement runs to a phone screen and more
       if (e.claim) {
