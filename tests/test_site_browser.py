@@ -658,6 +658,37 @@ def test_a_rare_short_word_is_highlighted(base_url, browser):
     assert "nan" in marked and "few" not in marked and "loss" in marked, marked
 
 
+def test_an_opened_section_highlights_what_it_is_about(base_url, browser):
+    """The words an opened section highlights say what it is about: chosen by rarity alone, they were the
+    rare plain words of a question ("give" for "why does my model give different results in eval mode
+    dropout") and, for "freeze batchnorm when fine-tuning", "freeze tuning fine" without BatchNorm (a
+    reader probe, 2026-12-02). Now a word weighs by its rarity, how often the section says it and whether
+    its heading does; a hyphenated word is one, and the opened page marks it."""
+    queries = [
+        "why does my model give different results in eval mode dropout",
+        "freeze batchnorm when fine-tuning",
+    ]
+    v = Visit(browser, base_url + "search.html", wait="load")
+    try:
+        chosen = []
+        for q in queries:
+            v.page.goto(f"{base_url}search.html?q={quote(q)}")
+            link = v.page.locator("#fieldnotes-section-hits a").first
+            link.wait_for()
+            chosen.append(parse_qs(urlparse(link.get_attribute("href")).query)["highlight"][0].split())
+        link.click()
+        v.page.wait_for_load_state("load")
+        v.page.wait_for_function("() => document.documentElement.dataset.fnMarks", timeout=5000)
+        lit = v.page.eval_on_selector_all(
+            "article span.highlighted", "ss => ss.map(s => s.textContent.toLowerCase())"
+        )
+    finally:
+        v.close()
+    assert "eval" in chosen[0] and "give" not in chosen[0], chosen
+    assert {"batchnorm", "fine-tuning", "freeze"} == set(chosen[1]), chosen
+    assert {"batchnorm", "fine-tuning"} <= set(lit), sorted(set(lit))
+
+
 def _inside_words(marks: list) -> list[str]:
     """The words around marks of "time" that have it inside them (RuntimeError, timeout) and the names a
     mark is only a part of (amp_loss)."""

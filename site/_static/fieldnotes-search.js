@@ -572,26 +572,37 @@
   };
   // What an opened section highlights (Sphinx marks every occurrence on the page, inside longer words
   // too: "mode" in every "model"): a name typed with an underscore whole (register_forward_hook, not
-  // "forward" everywhere), then the rarest of the query's other words (of a Chinese glossary term, its
-  // English) that the section itself has, by how many sections have them, three in all; words of four
-  // letters or more first (and a rarer short one: nan, ddp), and none of the small words a pasted message
-  // is full of.
+  // "forward" everywhere), then the query's other words (of a Chinese glossary term, its English; a
+  // hyphenated one whole: "fine-tuning") that the section itself has, those that say most about it first
+  // (weight below), three in all; words of four letters or more first (and a rarer short one: nan, ddp),
+  // and none of the small words a pasted message or a question is full of.
   const SMALL = new Set("same two one all any some more most other into over under very just".split(" "));
   const PLAIN = new Set(
-    "been already after before they them than what does doing done must only also through should would could few"
+    ("been already after before they them than what does doing done must only also through should would could few " +
+      "give gives keep keeps every become becomes make makes take takes happen happens seem seems still even")
       .split(" ")
   );
   const highlighted = (q, terms, s) => {
-    const own = new Set(words(`${s.heading} ${ownText(s)}`));
+    const counted = counts(words(`${s.heading} ${ownText(s)}`));
+    const own = new Set(counted.keys());
+    const head = new Set(words(s.heading));
     const names = [...new Set(q.toLowerCase().match(/[\p{L}\p{N}]+(?:_[\p{L}\p{N}]+)+/gu) || [])];
-    const found = [...new Set(expand(q).toLowerCase().replace(/_/g, " ").match(/[\p{L}\p{N}]+/gu) || [])].filter(
+    const found = [
+      ...new Set(expand(q).toLowerCase().replace(/_/g, " ").match(/[\p{L}\p{N}]+(?:-[\p{L}\p{N}]+)*/gu) || []),
+    ].filter(
       (w) => !PLAIN.has(w) && !STOP.has(w) && words(w).some((x) => terms.includes(x) && own.has(x))
     );
     // a short word counts when it is rare (nan, ddp, amp: no more than 50 sections have it)
     const long = found.filter((w) => w.length >= 4 || words(w).every((x) => (sdf.get(x) || 0) <= 50));
-    const rest = (long.length ? long : found).sort(
-      (a, b) => Math.min(...words(a).map((x) => sdf.get(x) || 0)) - Math.min(...words(b).map((x) => sdf.get(x) || 0))
-    );
+    // how much a word says about this section: rare in the index (idf), frequent in the section, twice as
+    // much in its heading ("keeps" and "every" are rare but said once; "memory" is what the section is about)
+    const weight = (w) =>
+      Math.max(
+        ...words(w).map(
+          (x) => Math.log(sections.length / (sdf.get(x) || 1)) * (1 + Math.log(counted.get(x) || 1)) * (head.has(x) ? 2 : 1)
+        )
+      );
+    const rest = (long.length ? long : found).sort((a, b) => weight(b) - weight(a));
     const text = `${s.heading} ${ownText(s)}`.toLowerCase();
     const shown = names.filter((n) => text.includes(n)); // not the reader's own paths and frames
     return [...shown, ...rest.filter((w) => !shown.some((n) => n.includes(w)))].slice(0, 3).join(" ");
