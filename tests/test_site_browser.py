@@ -517,52 +517,87 @@ def test_a_snippet_is_one_list_item_not_the_end_of_the_one_before(base_url, brow
     assert not [t for t in snippets if t.startswith("(§")], snippets
 
 
-def test_snippets_do_not_mark_small_words(base_url, browser):
-    """The sections' snippets mark the query's words, not the small ones it is full of: "same", "two" and
-    "no" were marked (a reader probe, 2026-12-02); the words that say what the section is about still are."""
-    queries = [
-        "Expected all tensors to be on the same device, but found at least two devices",
-        "model.eval() vs no grad",
-    ]
+@pytest.fixture(scope="class")
+def search_page(base_url, browser):
+    """One search page, opened without a query, whose own scripts list a query's sections in place
+    (SECTIONS_JS): the checks of what the list shows need no page load each."""
     v = Visit(browser, base_url + "search.html", wait="load")
     try:
-        marks = []
-        for q in queries:
-            v.page.goto(f"{base_url}search.html?q={quote(q)}")
-            v.page.wait_for_selector("#fieldnotes-section-hits li", timeout=15000)
-            marks.append(
-                v.page.eval_on_selector_all(
-                    "#fieldnotes-section-hits p.fn-snippet mark",
-                    "ms => ms.map(m => m.textContent.toLowerCase())",
-                )
+        v.page.wait_for_function("() => !!(window.FieldnotesSearch && window.FieldnotesSearch.showSections)")
+        yield v.page
+    finally:
+        v.close()
+
+
+#: The section hits the search page lists for a query, as it lists them: each one's link text, link and
+#: snippet, and the snippet's marked words.
+SECTIONS_JS = """q => {
+  document.querySelectorAll("#fieldnotes-section-hits").forEach((e) => e.remove());
+  FieldnotesSearch.showSections(q);
+  return [...document.querySelectorAll("#fieldnotes-section-hits li")].map((l) => {
+    const a = l.querySelector("a"), p = l.querySelector("p.fn-snippet");
+    return { title: a.textContent, href: a.getAttribute("href"), snippet: p ? p.textContent : "",
+             marks: p ? [...p.querySelectorAll("mark")].map((m) => m.textContent.toLowerCase()) : [] };
+  });
+}"""
+
+
+class TestTheSectionList:
+    """What the search page lists for a query, read from one search page (``search_page``, closed after
+    these)."""
+
+    def test_snippets_do_not_mark_small_words(self, search_page):
+        """The sections' snippets mark the query's words, not the small ones it is full of: "same", "two"
+        and "no" were marked (a reader probe, 2026-12-02); the words that say what the section is about
+        still are."""
+        queries = [
+            "Expected all tensors to be on the same device, but found at least two devices",
+            "model.eval() vs no grad",
+        ]
+        marks = [[m for h in search_page.evaluate(SECTIONS_JS, q) for m in h["marks"]] for q in queries]
+        for q, m in zip(queries, marks):
+            assert m and not {"same", "two", "no", "at", "be", "but"} & set(m), (q, m)
+        assert {"device", "tensors"} <= set(marks[0]) and {"eval", "grad"} & set(marks[1]), marks
+
+    def test_a_heading_over_subsections_lists_them(self, search_page):
+        """A section hit whose heading has no text of its own (09 §4 over §4.1-§4.4) shows its subsections'
+        headings: it quoted its first subsection's sentence, so that a heading and its subsection, both hits,
+        showed the same snippet twice (06 §4 and §4.1 for "gradient accumulation", a reader probe,
+        2026-12-02)."""
+        hits = search_page.evaluate(SECTIONS_JS, "gradient accumulation")
+        snippets = {h["title"]: h["snippet"] for h in hits}
+        assert snippets["09 · 4 Accumulation and memory"].startswith(
+            "4.1 Gradient accumulation (correction) · 4.2"
+        ), hits
+        assert len(set(snippets.values())) == len(hits), hits
+
+    def test_an_opened_section_highlights_what_it_is_about(self, base_url, browser, search_page):
+        """The words an opened section highlights say what it is about: chosen by rarity alone, they were the
+        rare plain words of a question ("give" for "why does my model give different results in eval mode
+        dropout") and, for "freeze batchnorm when fine-tuning", "freeze tuning fine" without BatchNorm (a
+        reader probe, 2026-12-02). Now a word weighs by its rarity, how often the section says it and whether
+        its heading does; a hyphenated word is one, and the opened page marks it. A short word that no more
+        than 50 sections have (nan, ddp, amp) counts: "loss is nan after a few epochs" marked only "loss" (on
+        most of the page's sections) and never NaN; "few" does not count."""
+        queries = [
+            "loss is nan after a few epochs",
+            "why does my model give different results in eval mode dropout",
+            "freeze batchnorm when fine-tuning",
+        ]
+        hrefs = [search_page.evaluate(SECTIONS_JS, q)[0]["href"] for q in queries]
+        chosen = [parse_qs(urlparse(h).query)["highlight"][0].split() for h in hrefs]
+        assert "nan" in chosen[0] and "few" not in chosen[0] and "loss" in chosen[0], chosen
+        assert "eval" in chosen[1] and "give" not in chosen[1], chosen
+        assert {"batchnorm", "fine-tuning", "freeze"} == set(chosen[2]), chosen
+        v = Visit(browser, base_url + hrefs[2])  # the page opened: it marks the hyphenated word too
+        try:
+            v.page.wait_for_function("() => document.documentElement.dataset.fnMarks", timeout=5000)
+            lit = v.page.eval_on_selector_all(
+                "article span.highlighted", "ss => ss.map(s => s.textContent.toLowerCase())"
             )
-    finally:
-        v.close()
-    for q, m in zip(queries, marks):
-        assert m and not {"same", "two", "no", "at", "be", "but"} & set(m), (q, m)
-    assert {"device", "tensors"} <= set(marks[0]) and {"eval", "grad"} & set(marks[1]), marks
-
-
-def test_a_heading_over_subsections_lists_them(base_url, browser):
-    """A section hit whose heading has no text of its own (09 §4 over §4.1-§4.4) shows its subsections'
-    headings: it quoted its first subsection's sentence, so that a heading and its subsection, both hits,
-    showed the same snippet twice (06 §4 and §4.1 for "gradient accumulation", a reader probe,
-    2026-12-02)."""
-    v = Visit(browser, f"{base_url}search.html?q={quote('gradient accumulation')}")
-    try:
-        v.page.wait_for_selector("#fieldnotes-section-hits li", timeout=15000)
-        hits = v.page.eval_on_selector_all(
-            "#fieldnotes-section-hits li",
-            "ls => ls.map(l => [l.querySelector('a').textContent,"
-            " l.querySelector('p.fn-snippet').textContent])",
-        )
-    finally:
-        v.close()
-    snippets = dict(hits)
-    assert snippets["09 · 4 Accumulation and memory"].startswith(
-        "4.1 Gradient accumulation (correction) · 4.2"
-    ), hits
-    assert len(set(snippets.values())) == len(hits), hits
+        finally:
+            v.close()
+        assert {"batchnorm", "fine-tuning"} <= set(lit), sorted(set(lit))
 
 
 def test_the_page_list_follows_the_section_ranking(base_url, browser):
@@ -649,41 +684,6 @@ def test_an_opened_section_highlights_the_typed_name_not_its_parts(base_url, bro
         v.close()
     assert lit and set(lit) == {"register_forward_hook"}, lit
     assert forward > 3 * len(lit), (forward, len(lit))
-
-
-def test_an_opened_section_highlights_what_it_is_about(base_url, browser):
-    """The words an opened section highlights say what it is about: chosen by rarity alone, they were the
-    rare plain words of a question ("give" for "why does my model give different results in eval mode
-    dropout") and, for "freeze batchnorm when fine-tuning", "freeze tuning fine" without BatchNorm (a
-    reader probe, 2026-12-02). Now a word weighs by its rarity, how often the section says it and whether
-    its heading does; a hyphenated word is one, and the opened page marks it. A short word that no more
-    than 50 sections have (nan, ddp, amp) counts: "loss is nan after a few epochs" marked only "loss" (on
-    most of the page's sections) and never NaN; "few" does not count."""
-    queries = [
-        "loss is nan after a few epochs",
-        "why does my model give different results in eval mode dropout",
-        "freeze batchnorm when fine-tuning",
-    ]
-    v = Visit(browser, base_url + "search.html", wait="load")
-    try:
-        chosen = []
-        for q in queries:
-            v.page.goto(f"{base_url}search.html?q={quote(q)}")
-            link = v.page.locator("#fieldnotes-section-hits a").first
-            link.wait_for()
-            chosen.append(parse_qs(urlparse(link.get_attribute("href")).query)["highlight"][0].split())
-        link.click()
-        v.page.wait_for_load_state("load")
-        v.page.wait_for_function("() => document.documentElement.dataset.fnMarks", timeout=5000)
-        lit = v.page.eval_on_selector_all(
-            "article span.highlighted", "ss => ss.map(s => s.textContent.toLowerCase())"
-        )
-    finally:
-        v.close()
-    assert "nan" in chosen[0] and "few" not in chosen[0] and "loss" in chosen[0], chosen
-    assert "eval" in chosen[1] and "give" not in chosen[1], chosen
-    assert {"batchnorm", "fine-tuning", "freeze"} == set(chosen[2]), chosen
-    assert {"batchnorm", "fine-tuning"} <= set(lit), sorted(set(lit))
 
 
 def _inside_words(marks: list) -> list[str]:

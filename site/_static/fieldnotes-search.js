@@ -656,6 +656,7 @@
     return true;
   };
   window.FieldnotesSearch.matchSections = matchSections;
+  window.FieldnotesSearch.showSections = showSections; // (the browser tests list a query's sections in place)
   window.FieldnotesSearch.weights = W; // (the browser tests read them; a tuning script may set them)
 
   // ---------------------------------------------------------------------------------- page search
