@@ -546,6 +546,21 @@ class TestTheSectionList:
     """What the search page lists for a query, read from one search page (``search_page``, closed after
     these)."""
 
+    def test_an_error_hit_highlights_what_the_message_is_about(self, search_page):
+        """The reproduced error's link highlights the message's rarest words that say what it is about, not
+        those of its frame: for the two-devices paste it marked "least", "found" and "expected" and never
+        "device" (a reader probe, 2026-12-02)."""
+        paste = "RuntimeError: Expected all tensors to be on the same device, but found at least two devices"
+        href = search_page.evaluate(
+            """p => { document.querySelectorAll("#fieldnotes-error-hits, #fieldnotes-no-repro")
+                          .forEach((e) => e.remove());
+                      FieldnotesSearch.showErrors(p);
+                      return document.querySelector("#fieldnotes-error-hits li a").getAttribute("href"); }""",
+            paste,
+        )
+        marked = parse_qs(urlparse(href).query)["highlight"][0].split()
+        assert "device" in marked and not {"least", "found", "expected", "same"} & set(marked), marked
+
     def test_snippets_do_not_mark_small_words(self, search_page):
         """The sections' snippets mark the query's words, not the small ones it is full of: "same", "two"
         and "no" were marked (a reader probe, 2026-12-02); the words that say what the section is about
@@ -1142,21 +1157,6 @@ def test_pasted_errors_the_site_lacks_are_not_claimed(base_url, browser):
     assert quoted == [False, True, False, True, True, True, True, False], quoted
     claimed = [r["paste"][:90] for r, s in zip(rows, sure) if s]
     assert len(claimed) <= 0.025 * len(rows), f"{len(claimed)} headed 'Reproduced errors': {claimed}"
-
-
-def test_an_error_hit_highlights_what_the_message_is_about(base_url, browser):
-    """The reproduced error's link highlights the message's rarest words that say what it is about, not
-    those of its frame: for the two-devices paste it marked "least", "found" and "expected" and never
-    "device" (a reader probe, 2026-12-02)."""
-    paste = "RuntimeError: Expected all tensors to be on the same device, but found at least two devices"
-    v = Visit(browser, f"{base_url}search.html?q={quote(paste)}")
-    try:
-        v.page.wait_for_selector("#fieldnotes-error-hits li a", timeout=15000)
-        href = v.page.locator("#fieldnotes-error-hits li a").first.get_attribute("href")
-    finally:
-        v.close()
-    marked = parse_qs(urlparse(href).query)["highlight"][0].split()
-    assert "device" in marked and not {"least", "found", "expected", "same"} & set(marked), marked
 
 
 @pytest.mark.parametrize(
@@ -1788,48 +1788,51 @@ def test_questions_land_on_the_section_that_answers_them(site, base_url, browser
         v.close()
 
 
-@pytest.mark.parametrize(
-    "query, width, height",
-    [("EOFError: Ran out of input", 390, 844), ("how do I register a forward hook", 1280, 900)],
-)
-def test_the_hide_marks_button_covers_no_heading(base_url, browser, query, width, height):
+#: The "Hide search marks" button's box and, of the headings and the contents' current entry, those in view.
+BUTTON_JS = """() => {
+    const box = e => { const r = e.getBoundingClientRect(); return [r.left, r.top, r.right, r.bottom]; };
+    const b = document.querySelector("button.fn-hide-marks");
+    const seen = (sel) => [...document.querySelectorAll(sel)].map(box)
+        .filter(([l, t, r, bt]) => r > l && bt > 0 && t < innerHeight);
+    return {button: b && box(b), headings: seen("article :is(h1, h2, h3)"),
+            current: seen("nav.page-toc a.active"), height: innerHeight};
+}"""
+
+
+def test_the_hide_marks_button_covers_no_heading(base_url, browser):
     """A section opened from the search page: its heading sits at the top of the screen, and the "Hide
     search marks" button, in view, covers none of the headings in view nor the contents' current entry (at
-    the top right it covered the end of this section's heading on a phone, 2026-12-01, and the current
-    entry of the contents at 1280 px, a reader probe, 2026-12-02: it sits at the bottom right now)."""
-    v = Visit(browser, f"{base_url}search.html?q={quote(query)}", viewport={"width": width, "height": height})
+    the top right it covered the end of the section's heading on a phone, 2026-12-01, and the current
+    entry of the contents at 1280 px, a reader probe, 2026-12-02: it sits at the bottom right now). Read
+    at 390 px, then at 1280 px with the section scrolled to the top again."""
+    query = "how do I register a forward hook"
+    v = Visit(browser, f"{base_url}search.html?q={quote(query)}", viewport={"width": 390, "height": 844})
     try:
         link = v.page.locator("#fieldnotes-section-hits a").first
         link.wait_for()
         link.click()
         v.page.wait_for_load_state("load")
         v.page.wait_for_function("() => document.documentElement.dataset.fnMarks", timeout=5000)
-        if width >= 1200:  # the contents mark the section read once they have followed the scroll
-            v.page.wait_for_function(
-                "() => [...document.querySelectorAll('nav.page-toc a.active')].some(a => a.offsetWidth)",
-                timeout=5000,
-            )
-        boxes = v.page.evaluate(
-            """() => {
-                const box = e => { const r = e.getBoundingClientRect();
-                    return [r.left, r.top, r.right, r.bottom]; };
-                const b = document.querySelector("button.fn-hide-marks");
-                const seen = (sel) => [...document.querySelectorAll(sel)].map(box)
-                    .filter(([l, t, r, bt]) => r > l && bt > 0 && t < innerHeight);
-                return {button: b && box(b), headings: seen("article :is(h1, h2, h3)"),
-                        current: seen("nav.page-toc a.active"), height: innerHeight};
-            }"""
+        phone = v.page.evaluate(BUTTON_JS)
+        v.page.set_viewport_size({"width": 1280, "height": 900})
+        v.page.evaluate("() => document.getElementById(location.hash.slice(1)).scrollIntoView()")
+        # the contents mark the section read once they have followed the scroll
+        v.page.wait_for_function(
+            "() => [...document.querySelectorAll('nav.page-toc a.active')].some(a => a.offsetWidth)",
+            timeout=5000,
         )
+        desktop = v.page.evaluate(BUTTON_JS)
     finally:
         v.close()
-    (left, top, right, bottom), headings = boxes["button"], boxes["headings"]
-    assert any(0 <= h[1] < 300 for h in headings), headings  # the section's heading, at the top
-    assert 0 <= top and bottom <= boxes["height"], boxes["button"]
-    if width >= 1200:  # the contents are shown beside the page, their current entry among them
-        assert boxes["current"], "no current entry in the contents"
-    boxes_ = headings + boxes["current"]
-    covered = [h for h in boxes_ if not (h[2] <= left or h[0] >= right or h[3] <= top or h[1] >= bottom)]
-    assert not covered, f"the button {boxes['button']} covers headings {covered}"
+    for width, boxes in ((390, phone), (1280, desktop)):
+        (left, top, right, bottom), headings = boxes["button"], boxes["headings"]
+        assert any(0 <= h[1] < 300 for h in headings), (width, headings)  # the section's heading, at the top
+        assert 0 <= top and bottom <= boxes["height"], (width, boxes["button"])
+        if width == 1280:  # the contents are shown beside the page, their current entry among them
+            assert boxes["current"], "no current entry in the contents"
+        near = headings + boxes["current"]
+        covered = [h for h in near if not (h[2] <= left or h[0] >= right or h[3] <= top or h[1] >= bottom)]
+        assert not covered, f"{width} px: the button {boxes['button']} covers {covered}"
 
 
 def test_a_hyphenated_word_matches_its_one_word_spelling(base_url, browser):

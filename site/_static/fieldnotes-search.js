@@ -656,7 +656,9 @@
     return true;
   };
   window.FieldnotesSearch.matchSections = matchSections;
-  window.FieldnotesSearch.showSections = showSections; // (the browser tests list a query's sections in place)
+  // (the browser tests list a query's sections and reproduced errors in place)
+  window.FieldnotesSearch.showSections = showSections;
+  window.FieldnotesSearch.showErrors = showErrors;
   window.FieldnotesSearch.weights = W; // (the browser tests read them; a tuning script may set them)
 
   // ---------------------------------------------------------------------------------- page search
