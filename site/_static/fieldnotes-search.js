@@ -499,8 +499,9 @@
   // heading over subsections) speaks through its first subsection.
   const NOT_PROSE = "\u2063";
   const PARAGRAPH_END = "\u2060"; // after each paragraph, list item and claim statement (the build's mark)
+  const hasOwnText = (s) => !!s.text.replace(/[\u2060\u2063]/g, "").trim(); // beyond the build's marks
   const ownText = (s) => {
-    if (s.text.replace(/[\u2060\u2063]/g, "").trim()) return s.text;
+    if (hasOwnText(s)) return s.text;
     const child = sections.find((c) => c.page === s.page && c.parent === s.heading && c.anchor);
     return child ? child.text : "";
   };
@@ -642,7 +643,7 @@
       li.appendChild(a);
       if (s.anchor) li.append(` — ${s.title.split(" · ").slice(1).join(" · ")}`);
       // a heading with no text of its own lists its subsections (its snippet would repeat its first one's)
-      const kids = s.text.replace(/[\u2060\u2063]/g, "").trim()
+      const kids = hasOwnText(s)
         ? []
         : sections.filter((c) => c.page === s.page && c.parent === s.heading && c.anchor).map((c) => c.heading);
       const contents = kids.join(" · ");
